@@ -1,0 +1,33 @@
+/**
+ * dist/ is committed so that users can run it without installing anything; these tests
+ * keep it honest: it must be byte-for-byte what a fresh build of the sources gives.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+
+test("dist/ equals a fresh build of the sources", () => {
+  const fresh = mkdtempSync(join(tmpdir(), "dist-"));
+  execFileSync(process.execPath, ["build.mjs", fresh], { cwd: root });
+  const built = readdirSync(fresh).sort();
+  assert.deepEqual(readdirSync(join(root, "dist")).sort(), built);
+  for (const name of built) {
+    assert.ok(readFileSync(join(root, "dist", name)).equals(readFileSync(join(fresh, name))), `dist/${name} is stale: run npm run build`);
+    assert.equal(statSync(join(root, "dist", name)).mode & 0o111, 0o111, `dist/${name} must be executable`);
+  }
+});
+
+test("every dist file starts with a node shebang and imports only node: builtins", () => {
+  for (const name of readdirSync(join(root, "dist"))) {
+    const text = readFileSync(join(root, "dist", name), "utf8");
+    assert.ok(text.startsWith("#!/usr/bin/env node\n"), `${name} has no shebang`);
+    const specifiers = [...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((match) => match[1]);
+    assert.ok(specifiers.length > 0);
+    for (const specifier of specifiers) assert.match(specifier ?? "", /^node:/);
+  }
+});
