@@ -1,0 +1,76 @@
+/**
+ * Test helpers: run a built file as a real child process over real pipes, write lines to
+ * its stdin, and read what comes back. Every test talks to the process from outside,
+ * exactly as an MCP client does.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+
+/** The project's root folder. */
+export const root = join(import.meta.dirname, "..");
+
+/** Absolute paths of the built files under test. */
+export const serverPath = join(root, "dist", "server.mjs");
+export const wrapPath = join(root, "dist", "wrap.mjs");
+
+/** How a finished child ended, and everything it printed. */
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts a command with piped stdio; the caller writes to stdin and awaits `finish`. */
+export function start(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const child: ChildProcessWithoutNullStreams = spawn(command, args, { stdio: "pipe", ...options });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const finish = (async (): Promise<Finished> => {
+    const [code, signal] = await once(child, "close");
+    return { code, signal, stdout, stderr };
+  })();
+  return { child, finish, output: () => stdout, errors: () => stderr };
+}
+
+/** Runs a command to its end with `input` on stdin (then EOF), and returns how it ended. */
+export async function run(command: string, args: readonly string[], input: string | Buffer, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const { child, finish } = start(command, args, options);
+  child.stdin.end(input);
+  return finish;
+}
+
+/** Runs dist/server.mjs with the given lines (each followed by "\n") and returns how it ended. */
+export function runServer(lines: readonly string[]): Promise<Finished> {
+  return run(process.execPath, [serverPath], lines.map((line) => `${line}\n`).join(""));
+}
+
+/** Splits output into its non-empty lines. */
+export function lines(text: string): string[] {
+  return text.split("\n").filter((line) => line !== "");
+}
+
+/** Parses every stdout line as JSON; a line that is not JSON fails the test with the line in view. */
+export function messages(text: string): unknown[] {
+  return lines(text).map((line) => JSON.parse(line));
+}
+
+/** Sends one line to a child made by `start` and resolves with the next line it writes to stdout. */
+export async function ask(child: ChildProcessWithoutNullStreams, line: string): Promise<string> {
+  const reply = new Promise<string>((resolve) => {
+    let buffered = "";
+    const onData = (chunk: string) => {
+      buffered += chunk;
+      const end = buffered.indexOf("\n");
+      if (end === -1) return;
+      child.stdout.off("data", onData);
+      resolve(buffered.slice(0, end));
+    };
+    child.stdout.on("data", onData);
+  });
+  child.stdin.write(`${line}\n`);
+  return reply;
+}
