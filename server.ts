@@ -49,7 +49,7 @@ type Handler = (params: JSONObject, era: Era) => Outcome;
 const SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
 
 /** Handshake-era versions we speak, newest first (2025-11-25 basic/lifecycle §Version Negotiation). */
-const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
 
 /** The stateless revision, whose requests carry their version (2026-07-28 basic/versioning). */
 const MODERN_VERSION = "2026-07-28";
@@ -253,7 +253,8 @@ process.stdin.on("data", (chunk: string) => {
 // The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line, then nothing
 // keeps the process alive and it exits 0. SIGINT and SIGTERM keep their default: exit at once.
 process.stdin.on("end", () => receive([partial]));
-// A client that stops reading has gone away: there is no one left to answer.
+// A client that stops reading stdout has gone away: no one is left to answer. Logs are best effort.
 process.stdout.on("error", () => process.exit(0));
+process.stderr.on("error", () => {});
 
 log("stdio server started — waiting for JSON-RPC messages on stdin");

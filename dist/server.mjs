@@ -149,4 +149,6 @@ process.stdin.on("data", (chunk) => {
 });
 process.stdin.on("end", () => receive([partial]));
 process.stdout.on("error", () => process.exit(0));
+process.stderr.on("error", () => {
+});
 log("stdio server started — waiting for JSON-RPC messages on stdin");
