@@ -27,11 +27,7 @@ type RequestId = string | number;
 type JSONObject = { [key: string]: unknown };
 
 /** A JSON-RPC error object (JSON-RPC 2.0 §5.1). */
-interface JSONRPCError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+type JSONRPCError = { code: number; message: string; data?: unknown };
 
 /** What serving a request comes to: a result, or a protocol error in its place. */
 type Outcome = { result: JSONObject } | { error: JSONRPCError };
@@ -65,10 +61,7 @@ const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 const CAPABILITIES = { tools: {} };
 
 /** Fields every modern result carries (2026-07-28 basic/index §ResultType and §_meta). */
-const MODERN_FIELDS = {
-  resultType: "complete",
-  _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
-};
+const MODERN_FIELDS = { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
 
 /** Caching hints for server/discover and tools/list (2026-07-28 server/utilities/caching): our tools never change and hold nothing private. */
 const CACHE_HINTS = { ttlMs: 3_600_000, cacheScope: "public" };
@@ -80,21 +73,19 @@ const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
+/** The longest line we hold: far beyond any real message, far below V8's longest string (~512 MiB). */
+const MAX_LINE_LENGTH = 64 * 1024 * 1024;
+
 /** The tools we offer, as tools/list returns them. */
-const TOOLS = [
-  {
-    name: "add",
-    description: "Add two numbers",
-    inputSchema: {
-      type: "object",
-      properties: {
-        a: { type: "number", description: "The first number" },
-        b: { type: "number", description: "The second number" },
-      },
-      required: ["a", "b"],
-    },
+const TOOLS = [{
+  name: "add",
+  description: "Add two numbers",
+  inputSchema: {
+    type: "object",
+    properties: { a: { type: "number", description: "The first number" }, b: { type: "number", description: "The second number" } },
+    required: ["a", "b"],
   },
-];
+}];
 
 /** Whether a value is a JSON object: not null, not an array. */
 function isObject(value: unknown): value is JSONObject {
@@ -103,7 +94,8 @@ function isObject(value: unknown): value is JSONObject {
 
 /** Whether a value can be a request id: a string or an integer (MCP basic §Requests). */
 function isRequestId(value: unknown): value is RequestId {
-  return typeof value === "string" || Number.isInteger(value);
+  // Past 2^53 an integer cannot be read back exactly, so it could not be echoed as it was sent.
+  return typeof value === "string" || Number.isSafeInteger(value);
 }
 
 /** A protocol error as an outcome. */
@@ -165,23 +157,24 @@ const legacyMethods = new Map<string, Handler>(Object.entries(handlers));
 /** 2026-07-28 removed the handshake and ping (changelog items 2 and 5). */
 const modernMethods = new Map([...legacyMethods].filter(([method]) => method !== "initialize" && method !== "ping"));
 
-/** Serves a request in its era: a modern one names its version in `params._meta`, a legacy one does not. */
+/** Serves a request: a modern one names its version in `params._meta`, a legacy one does not. */
 function serve(method: string, params: JSONObject): Outcome {
   const meta = isObject(params._meta) ? params._meta : {};
   const version = meta[PROTOCOL_VERSION_KEY];
-  const notFound = (): Outcome => fail(METHOD_NOT_FOUND, `Method not found: ${method}`);
-  // Legacy: the version was agreed at initialize. A legacy version named in `_meta` is served the same way.
-  if (version === undefined || LEGACY_VERSIONS.some((legacy) => legacy === version)) {
-    return legacyMethods.get(method)?.(params, "legacy") ?? notFound();
+  // A legacy version named in `_meta` is served as legacy: its version was agreed at initialize.
+  const era: Era = version === undefined || LEGACY_VERSIONS.some((legacy) => legacy === version) ? "legacy" : "modern";
+  // Modern: each request is checked on its own, with no handshake (2026-07-28 basic/versioning, basic/index §_meta).
+  if (era === "modern") {
+    if (typeof version !== "string") return fail(INVALID_PARAMS, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] must be a string`);
+    if (version !== MODERN_VERSION) {
+      return fail(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: SUPPORTED_VERSIONS, requested: version });
+    }
+    if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) return fail(INVALID_PARAMS, `Invalid params: _meta["${CLIENT_CAPABILITIES_KEY}"] is required`);
   }
-  // Modern: each request is checked and served on its own (2026-07-28 basic/versioning, basic/index §_meta).
-  if (typeof version !== "string") return fail(INVALID_PARAMS, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] must be a string`);
-  if (version !== MODERN_VERSION) {
-    return fail(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: SUPPORTED_VERSIONS, requested: version });
-  }
-  if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) return fail(INVALID_PARAMS, `Invalid params: _meta["${CLIENT_CAPABILITIES_KEY}"] is required`);
-  const outcome = modernMethods.get(method)?.(params, "modern") ?? notFound();
-  return "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
+  const handler = (era === "modern" ? modernMethods : legacyMethods).get(method);
+  if (handler === undefined) return fail(METHOD_NOT_FOUND, `Method not found: ${method}`);
+  const outcome = handler(params, era);
+  return era === "modern" && "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
 }
 
 /** Whether a message is a response: an id, and exactly one of result and error (JSON-RPC 2.0 §5). */
@@ -232,27 +225,43 @@ function toLine(message: JSONRPCResponse | JSONRPCResponse[] | undefined): strin
 
 // ---- I/O: lines in on stdin, replies out on stdout, logs on stderr ----
 
-/** Answers complete lines, writing each chunk's replies in one write. */
-function receive(lines: string[]): void {
-  const out = lines.map(reply).join("");
-  if (out !== "") process.stdout.write(out);
+let partial = "";
+let overlong = false;
+
+/** Adds text to the line being read; a line too long to hold is dropped as it comes. */
+function extend(text: string): void {
+  overlong ||= partial.length + text.length > MAX_LINE_LENGTH;
+  partial = overlong ? "" : partial + text;
 }
 
-let partial = "";
+/** Ends the line being read and returns its reply: one error for a dropped line. */
+function endLine(): string {
+  const out = overlong ? toLine({ jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: line too long") }) : reply(partial);
+  partial = "";
+  overlong = false;
+  return out;
+}
+
+/** Writes replies; while the client is not reading them, stops reading its requests (backpressure). */
+function send(out: string): void {
+  if (out === "" || process.stdout.write(out)) return;
+  process.stdin.pause();
+  process.stdout.once("drain", () => process.stdin.resume());
+}
+
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk: string) => {
+  // Only the new chunk is searched for newlines, so a long line costs linear time.
   const end = chunk.lastIndexOf("\n");
-  // Only the new chunk is searched for a newline, so a long line costs linear time.
-  if (end === -1) {
-    partial += chunk;
-    return;
-  }
-  receive(`${partial}${chunk.slice(0, end)}`.split("\n"));
-  partial = chunk.slice(end + 1);
+  if (end === -1) return extend(chunk);
+  const [first = "", ...rest] = chunk.slice(0, end).split("\n");
+  extend(first);
+  send(endLine() + rest.map(reply).join(""));
+  extend(chunk.slice(end + 1));
 });
 // The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line, then nothing
 // keeps the process alive and it exits 0. SIGINT and SIGTERM keep their default: exit at once.
-process.stdin.on("end", () => receive([partial]));
+process.stdin.on("end", () => send(endLine()));
 // A client that stops reading stdout has gone away: no one is left to answer. Logs are best effort.
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {});

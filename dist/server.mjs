@@ -9,35 +9,28 @@ var SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 var PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 var CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 var CAPABILITIES = { tools: {} };
-var MODERN_FIELDS = {
-  resultType: "complete",
-  _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO }
-};
+var MODERN_FIELDS = { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
 var CACHE_HINTS = { ttlMs: 36e5, cacheScope: "public" };
 var PARSE_ERROR = -32700;
 var INVALID_REQUEST = -32600;
 var METHOD_NOT_FOUND = -32601;
 var INVALID_PARAMS = -32602;
 var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-var TOOLS = [
-  {
-    name: "add",
-    description: "Add two numbers",
-    inputSchema: {
-      type: "object",
-      properties: {
-        a: { type: "number", description: "The first number" },
-        b: { type: "number", description: "The second number" }
-      },
-      required: ["a", "b"]
-    }
+var MAX_LINE_LENGTH = 64 * 1024 * 1024;
+var TOOLS = [{
+  name: "add",
+  description: "Add two numbers",
+  inputSchema: {
+    type: "object",
+    properties: { a: { type: "number", description: "The first number" }, b: { type: "number", description: "The second number" } },
+    required: ["a", "b"]
   }
-];
+}];
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function isRequestId(value) {
-  return typeof value === "string" || Number.isInteger(value);
+  return typeof value === "string" || Number.isSafeInteger(value);
 }
 function fail(code, message, data) {
   return { error: { code, message, data } };
@@ -84,17 +77,18 @@ var modernMethods = new Map([...legacyMethods].filter(([method]) => method !== "
 function serve(method, params) {
   const meta = isObject(params._meta) ? params._meta : {};
   const version = meta[PROTOCOL_VERSION_KEY];
-  const notFound = () => fail(METHOD_NOT_FOUND, `Method not found: ${method}`);
-  if (version === void 0 || LEGACY_VERSIONS.some((legacy) => legacy === version)) {
-    return legacyMethods.get(method)?.(params, "legacy") ?? notFound();
+  const era = version === void 0 || LEGACY_VERSIONS.some((legacy) => legacy === version) ? "legacy" : "modern";
+  if (era === "modern") {
+    if (typeof version !== "string") return fail(INVALID_PARAMS, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] must be a string`);
+    if (version !== MODERN_VERSION) {
+      return fail(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: SUPPORTED_VERSIONS, requested: version });
+    }
+    if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) return fail(INVALID_PARAMS, `Invalid params: _meta["${CLIENT_CAPABILITIES_KEY}"] is required`);
   }
-  if (typeof version !== "string") return fail(INVALID_PARAMS, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] must be a string`);
-  if (version !== MODERN_VERSION) {
-    return fail(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: SUPPORTED_VERSIONS, requested: version });
-  }
-  if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) return fail(INVALID_PARAMS, `Invalid params: _meta["${CLIENT_CAPABILITIES_KEY}"] is required`);
-  const outcome = modernMethods.get(method)?.(params, "modern") ?? notFound();
-  return "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
+  const handler = (era === "modern" ? modernMethods : legacyMethods).get(method);
+  if (handler === void 0) return fail(METHOD_NOT_FOUND, `Method not found: ${method}`);
+  const outcome = handler(params, era);
+  return era === "modern" && "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
 }
 function isResponse(message) {
   return (isRequestId(message.id) || message.id === null) && Object.hasOwn(message, "result") !== Object.hasOwn(message, "error");
@@ -132,22 +126,33 @@ function toLine(message) {
   return message === void 0 ? "" : `${JSON.stringify(message)}
 `;
 }
-function receive(lines) {
-  const out = lines.map(reply).join("");
-  if (out !== "") process.stdout.write(out);
-}
 var partial = "";
+var overlong = false;
+function extend(text) {
+  overlong ||= partial.length + text.length > MAX_LINE_LENGTH;
+  partial = overlong ? "" : partial + text;
+}
+function endLine() {
+  const out = overlong ? toLine({ jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: line too long") }) : reply(partial);
+  partial = "";
+  overlong = false;
+  return out;
+}
+function send(out) {
+  if (out === "" || process.stdout.write(out)) return;
+  process.stdin.pause();
+  process.stdout.once("drain", () => process.stdin.resume());
+}
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => {
   const end = chunk.lastIndexOf("\n");
-  if (end === -1) {
-    partial += chunk;
-    return;
-  }
-  receive(`${partial}${chunk.slice(0, end)}`.split("\n"));
-  partial = chunk.slice(end + 1);
+  if (end === -1) return extend(chunk);
+  const [first = "", ...rest] = chunk.slice(0, end).split("\n");
+  extend(first);
+  send(endLine() + rest.map(reply).join(""));
+  extend(chunk.slice(end + 1));
 });
-process.stdin.on("end", () => receive([partial]));
+process.stdin.on("end", () => send(endLine()));
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {
 });
