@@ -1,0 +1,269 @@
+/**
+ * The runtime matrix: each file runs, unmodified, on each runtime that README.md names.
+ *
+ * server.ts and wrap.ts run as sources on Node 24 (type stripping), Deno, Bun, and tsx on
+ * the Node that runs this test; dist/server.mjs and dist/wrap.mjs run on Node 20, 22 and 24,
+ * Deno and Bun. Every combination is a real child process over real pipes. The test types
+ * the article's session one line at a time and waits for each reply, as a person at a
+ * terminal does; then it closes stdin, and the process must exit 0 on its own, having
+ * written nothing else to stdout. A wrap also leaves a log of every line it relayed.
+ *
+ * Node 20 is the Node running this test, the project's own. The other runtimes are the
+ * registry packages pinned in tests/runtimes/package.json, each of which holds its binary,
+ * so installing them runs no script and downloads nothing else. .ci/run does both:
+ *   npm ci --prefix tests/runtimes
+ *   node --import tsx --test tests/runtimes/matrix.test.ts
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ask, lines, root, serverPath, start, wrapPath } from "../helpers.ts";
+
+/** A runtime as test names show it, and how it runs a file. */
+interface Runtime {
+  /** Name and version, as in "Deno 2.9.6". */
+  label: string;
+  /** The executable. */
+  command: string;
+  /** The arguments before the file, given what the file may do (only Deno asks). */
+  options: (grant: Grant) => string[];
+}
+
+/** What a process may touch beyond its own stdio: the environment, the commands it starts, the files it writes. */
+interface Grant {
+  env: boolean;
+  run: readonly string[];
+  write: readonly string[];
+}
+
+/** One line the client types, and the line the server answers with, if any. */
+interface Exchange {
+  send: string;
+  reply?: string;
+}
+
+/** The session from the article, request by request: a handshake, a tool call and both kinds of error. */
+const SESSION: readonly Exchange[] = [
+  {
+    send: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"manual-test","version":"0.0.1"}}}',
+    reply: '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"json-rpc-study","version":"0.1.0"}}}',
+  },
+  // A notification: no reply, so the next reply read must be the tool call's.
+  { send: '{"jsonrpc":"2.0","method":"notifications/initialized"}' },
+  {
+    send: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":19,"b":23}}}',
+    reply: '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"19 + 23 = 42"}]}}',
+  },
+  {
+    send: '{"jsonrpc":"2.0","id":4,"method":"no/such/method"}',
+    reply: '{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: no/such/method"}}',
+  },
+  { send: "this is not json", reply: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}' },
+];
+
+/** Every line the server writes in the session, in order. */
+const REPLIES = SESSION.flatMap((exchange) => (exchange.reply === undefined ? [] : [exchange.reply]));
+
+/** How long one reply, or the exit after EOF, may take: generous for a cold start on a loaded machine. */
+const PATIENCE_MS = 10_000;
+
+/** A server's grant: stdio only. */
+const NOTHING: Grant = { env: false, run: [], write: [] };
+
+/** Where `npm ci --prefix tests/runtimes` puts the pinned runtimes. */
+const installed = join(root, "tests", "runtimes", "node_modules");
+
+/** Rejects after PATIENCE_MS, naming what was being waited for. */
+function patiently<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`No ${what} within ${PATIENCE_MS} ms`)), PATIENCE_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Types the session into a process line by line, waiting for each reply, then closes stdin
+ * and waits for the process to exit 0. Each failure shows the process's stderr.
+ */
+async function converse(command: string, args: readonly string[], cwd: string): Promise<void> {
+  const { child, finish, output, errors } = start(command, args, { cwd });
+  const withStderr = (error: unknown): never => {
+    throw new Error(`${String(error)}\nstderr:\n${errors()}`);
+  };
+  // A process that exits mid-session fails the test at once, rather than when a reply times out.
+  const exitedEarly = finish.then(({ code, signal }) => Promise.reject(new Error(`Exited mid-session: code ${code}, signal ${signal}`)));
+  exitedEarly.catch(() => {});
+  try {
+    for (const { send, reply } of SESSION) {
+      if (reply === undefined) {
+        child.stdin.write(`${send}\n`);
+        continue;
+      }
+      const answer = await Promise.race([patiently(ask(child, send), `reply to ${send}`), exitedEarly]).catch(withStderr);
+      assert.equal(answer, reply, `stderr:\n${errors()}`);
+    }
+    child.stdin.end();
+    const { code, signal } = await patiently(finish, "exit after stdin closed").catch(withStderr);
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, `stderr:\n${errors()}`);
+    assert.deepEqual(lines(output()), REPLIES, "stdout holds the replies and nothing else");
+  } finally {
+    // A test that failed half-way must not leave its process running.
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+}
+
+/**
+ * The messages of a wrap log in one direction, "→" client to server or "←" server to client.
+ * A log line is `<time> <mark> <text>`, and a response's text opens with its round-trip time: `(1.9 ms) `.
+ */
+function logged(log: string, direction: "→" | "←"): string[] {
+  const pattern = new RegExp(`^\\S+ ${direction} (?:\\(\\d+\\.\\d ms\\) )?(.*)$`);
+  return lines(log).flatMap((line) => pattern.exec(line)?.slice(1, 2) ?? []);
+}
+
+/** Asserts that a wrap's log holds every line the client sent and every reply, each in its direction. */
+function assertLogged(logPath: string): void {
+  assert.ok(existsSync(logPath), `no log at ${logPath}`);
+  const log = readFileSync(logPath, "utf8");
+  assert.deepEqual(logged(log, "→"), SESSION.map((exchange) => exchange.send), "the log holds each line sent, marked →");
+  assert.deepEqual(logged(log, "←"), REPLIES, "the log holds each reply, marked ←");
+}
+
+/**
+ * A wrap's grant: it starts the server and appends to its log. Spawning reads the whole
+ * environment, to pass it on to the server, so Deno wants all of it (--allow-env).
+ */
+function wrapGrant(serverCommand: string, logPath: string): Grant {
+  return { env: true, run: [serverCommand], write: [logPath] };
+}
+
+/** The command line that runs `file` on `runtime` with `grant`, as [command, ...args]. */
+function commandLine(runtime: Runtime, file: string, grant: Grant = NOTHING): [string, ...string[]] {
+  return [runtime.command, ...runtime.options(grant), file];
+}
+
+// ---- The runtimes, found where tests/runtimes installs them, and one test per combination ----
+
+/** The version of an installed package, read from its package.json. */
+function versionOf(packageFolder: string): string {
+  const manifest: unknown = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8"));
+  const version = typeof manifest === "object" && manifest !== null && "version" in manifest ? manifest.version : undefined;
+  if (typeof version !== "string") throw new Error(`No version in ${packageFolder}/package.json`);
+  return version;
+}
+
+/** A runtime that runs files with no options: Node and Bun. */
+function plain(label: string, command: string): Runtime {
+  return { label, command, options: () => [] };
+}
+
+/** A pinned Node from tests/runtimes, installed under an alias such as "node24". */
+function pinnedNode(alias: string): Runtime {
+  return plain(`Node ${versionOf(join(installed, alias))}`, join(installed, alias, "bin", "node"));
+}
+
+/** Deno, given the narrowest permissions that the file needs: none for a server, which only uses stdio. */
+function deno(): Runtime {
+  const folder = join(installed, "@deno", "linux-x64-glibc");
+  const options = (grant: Grant): string[] => [
+    "run",
+    ...(grant.env ? ["--allow-env"] : []),
+    ...(grant.run.length > 0 ? [`--allow-run=${grant.run.join(",")}`] : []),
+    ...(grant.write.length > 0 ? [`--allow-write=${grant.write.join(",")}`] : []),
+  ];
+  // Its real path: with no arguments a Deno wrap starts process.execPath, which is real, and --allow-run
+  // does not follow symlinks.
+  return { label: `Deno ${versionOf(folder)}`, command: realpathSync(join(folder, "deno")), options };
+}
+
+/** Bun, pinned in tests/runtimes. */
+function bun(): Runtime {
+  const folder = join(installed, "@oven", "bun-linux-x64");
+  return plain(`Bun ${versionOf(folder)}`, join(folder, "bin", "bun"));
+}
+
+/** The Node running this test: the project's oldest supported Node, and what runs dist/ in CI. */
+const node20 = plain(`Node ${process.versions.node}`, process.execPath);
+
+/** tsx from the project's devDependencies, on the Node running this test: what `npx tsx server.ts` runs. */
+const tsx: Runtime = {
+  label: `tsx ${versionOf(join(root, "node_modules", "tsx"))} on Node ${process.versions.node}`,
+  command: process.execPath,
+  options: () => [join(root, "node_modules", "tsx", "dist", "cli.mjs")],
+};
+
+/** Fails at once, and says how to fix it, when the pinned runtimes are not installed. */
+function requireInstalledRuntimes(): void {
+  if (!existsSync(installed)) throw new Error("The pinned runtimes are missing: run npm ci --prefix tests/runtimes");
+}
+
+requireInstalledRuntimes();
+const node22 = pinnedNode("node22");
+const node24 = pinnedNode("node24");
+const denoRuntime = deno();
+const bunRuntime = bun();
+
+/** Runtimes that run the TypeScript sources as they are. */
+const SOURCE_RUNTIMES = [node24, denoRuntime, bunRuntime, tsx];
+
+/** Runtimes that run the bundled dist/*.mjs files. */
+const DIST_RUNTIMES = [node20, node22, node24, denoRuntime, bunRuntime];
+
+/** One folder for every file the tests make, removed at the end. */
+const scratchRoot = mkdtempSync(join(tmpdir(), "matrix-"));
+after(() => rmSync(scratchRoot, { recursive: true, force: true }));
+
+/** A fresh empty folder for one test's files. */
+function scratch(): string {
+  return mkdtempSync(join(scratchRoot, "case-"));
+}
+
+for (const runtime of SOURCE_RUNTIMES) {
+  test(`server.ts serves the article's session on ${runtime.label}`, async () => {
+    const [command, ...args] = commandLine(runtime, join(root, "server.ts"));
+    await converse(command, args, scratch());
+  });
+}
+
+for (const runtime of DIST_RUNTIMES) {
+  test(`dist/server.mjs serves the article's session on ${runtime.label}`, async () => {
+    const [command, ...args] = commandLine(runtime, serverPath);
+    await converse(command, args, scratch());
+  });
+}
+
+/** The wraps: a source and its runtimes, and the server it wraps when given a command. */
+const WRAPS = [
+  { wrap: join(root, "wrap.ts"), server: join(root, "server.ts"), name: "wrap.ts", serverName: "server.ts", runtimes: SOURCE_RUNTIMES },
+  { wrap: wrapPath, server: serverPath, name: "dist/wrap.mjs", serverName: "dist/server.mjs", runtimes: DIST_RUNTIMES },
+] as const;
+
+for (const { wrap, server, name, serverName, runtimes } of WRAPS) {
+  for (const runtime of runtimes) {
+    test(`${name} relays the article's session to ${serverName} and logs it, both on ${runtime.label}`, async () => {
+      const folder = scratch();
+      const logPath = join(folder, "wire.log");
+      const [serverCommand, ...serverArgs] = commandLine(runtime, server);
+      const [command, ...args] = commandLine(runtime, wrap, wrapGrant(serverCommand, logPath));
+      await converse(command, [...args, "--log", logPath, "--", serverCommand, ...serverArgs], folder);
+      assertLogged(logPath);
+    });
+  }
+}
+
+for (const runtime of DIST_RUNTIMES) {
+  test(`dist/wrap.mjs with no arguments wraps the server.mjs beside it and logs to the wire.log beside it, on ${runtime.label}`, async () => {
+    // A copy of the two files alone in a folder, as a user would copy them.
+    const folder = scratch();
+    copyFileSync(serverPath, join(folder, "server.mjs"));
+    copyFileSync(wrapPath, join(folder, "wrap.mjs"));
+    const logPath = join(folder, "wire.log");
+    const [command, ...args] = commandLine(runtime, join(folder, "wrap.mjs"), wrapGrant(runtime.command, logPath));
+    // Run from another folder: "beside it" must mean beside wrap.mjs, not the working directory.
+    await converse(command, args, scratch());
+    assertLogged(logPath);
+  });
+}
