@@ -141,11 +141,12 @@ const pending = new Map<string, PendingRequest>();
 function record(mark: Mark, lines: readonly Buffer[]): void {
   if (!log.writable || lines.length === 0) return;
   const head = `${new Date().toISOString()} ${mark} `;
-  const events = lines.map((line) => {
-    const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, performance.now()) : undefined;
-    return [Buffer.from(elapsed === undefined ? head : `${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
+  const plain = Buffer.from(head), now = performance.now();
+  const events = lines.flatMap((line) => {
+    const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : undefined;
+    return [elapsed === undefined ? plain : Buffer.from(`${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
   });
-  log.write(Buffer.concat(events.flat()));
+  log.write(Buffer.concat(events));
 }
 
 /** Logs one of wrap's own events. */

@@ -70,11 +70,12 @@ var pending = /* @__PURE__ */ new Map();
 function record(mark, lines) {
   if (!log.writable || lines.length === 0) return;
   const head = `${(/* @__PURE__ */ new Date()).toISOString()} ${mark} `;
-  const events = lines.map((line) => {
-    const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, performance.now()) : void 0;
-    return [Buffer.from(elapsed === void 0 ? head : `${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
+  const plain = Buffer.from(head), now = performance.now();
+  const events = lines.flatMap((line) => {
+    const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : void 0;
+    return [elapsed === void 0 ? plain : Buffer.from(`${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
   });
-  log.write(Buffer.concat(events.flat()));
+  log.write(Buffer.concat(events));
 }
 function note(text) {
   record("#", [Buffer.from(text)]);
