@@ -47,19 +47,17 @@ const GRACE_MS = 2_000;
 const OPPOSITE = { "→": "←", "←": "→" } as const;
 
 /** Exit codes of our own, as shells use them: a bad command line, a command that cannot start. */
-const MISUSE = 2;
-const CANNOT_START = 127;
+const MISUSE = 2, CANNOT_START = 127;
 
-/** Plain words for the errors a user can fix; any other error keeps its own message. */
-const REASONS = new Map([["ENOENT", "not found"], ["EACCES", "permission denied"], ["EPIPE", "the reader has gone"]]);
+/** How many chunks the log may fall behind the traffic before it catches up ahead of it. */
+const MAX_BACKLOG = 64;
 
 /** The "\n" that ends each event in the log. */
 const NEWLINE = Buffer.from("\n");
 
 /** What --help prints. */
 const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
-Runs COMMAND (default: server.mjs beside wrap.mjs) with its stdin, stdout and stderr passed through
-unchanged, and records every line that crosses them to FILE (default: wire.log beside wrap.mjs).\n`;
+Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged, and records every line to FILE (default: wire.log beside wrap.mjs).\n`;
 
 /** Reads the command line; `here` is wrap's folder, where the default server and log live. */
 function parseArguments(argv: readonly string[], runtime: string, here: string): Invocation {
@@ -80,7 +78,8 @@ function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
   const lines: Buffer[] = [];
   let start = 0;
   for (let end = chunk.indexOf("\n"); end !== -1; start = end + 1, end = chunk.indexOf("\n", start)) {
-    lines.push(Buffer.concat([...pieces.splice(0), chunk.subarray(start, end)]));
+    // A line within one chunk is a view of it; only a line cut across chunks is copied.
+    lines.push(pieces.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...pieces.splice(0), chunk.subarray(start, end)]));
   }
   if (start < chunk.length) pieces.push(chunk.subarray(start));
   return lines;
@@ -98,25 +97,17 @@ function pair(pending: Map<string, PendingRequest>, mark: "→" | "←", line: B
   } catch {
     return undefined; // Not JSON: logged all the same, paired with nothing.
   }
-  // A notification has no id, nor has a batch (JSON-RPC 2.0 §6, gone from MCP in 2025-06-18): neither pairs.
+  // Nothing to pair: a notification or a batch (JSON-RPC 2.0 §6, gone from MCP in 2025-06-18) has no id,
+  // and an error whose request could not be read has id null (JSON-RPC 2.0 §5).
   if (typeof message !== "object" || message === null || !("id" in message)) return undefined;
-  // Nor does an error whose request could not be read: its id is null (JSON-RPC 2.0 §5).
   if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
   // JSON.stringify keeps id 1 and id "1" apart, as JSON-RPC does.
   const id = JSON.stringify(message.id);
-  if ("method" in message && typeof message.method === "string") {
-    pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
-    return undefined;
-  }
+  // A request waits for its response, which will cross the other way.
+  if ("method" in message && typeof message.method === "string") return void pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
   const request = pending.get(`${OPPOSITE[mark]} ${id}`);
   pending.delete(`${OPPOSITE[mark]} ${id}`);
   return request === undefined ? undefined : now - request.sentAt;
-}
-
-/** An error in plain words, with its code to search for: `permission denied (EACCES)`. */
-function describe(error: NodeJS.ErrnoException): string {
-  const reason = REASONS.get(error.code ?? "");
-  return reason === undefined ? error.message : `${reason} (${error.code})`;
 }
 
 // ---- I/O: start the server, pipe the bytes, tap the lines, pass on the end ----
@@ -131,27 +122,42 @@ const { command, args, logPath } = invocation;
 
 // A new log is private (0600): it holds every message, and messages can hold secrets.
 const log = createWriteStream(logPath, { flags: "a", mode: 0o600 });
-log.on("error", (error) => process.stderr.write(`wrap: cannot write log ${logPath}: ${describe(error)}; traffic still flows\n`));
+log.on("error", (error) => process.stderr.write(`wrap: cannot write log ${logPath}: ${error.message}; traffic still flows\n`));
 const pending = new Map<string, PendingRequest>();
 
 /**
- * Logs the lines of one chunk, one event each, the lines' bytes as they are, in one write: they
- * arrived together, so they share a time. Once the log has failed or ended, nothing.
+ * The log's work, oldest first. The pipes pass each chunk on as it comes; the log catches up one
+ * chunk per turn of the event loop, after the pipes have had their turn, so that a busy log does
+ * not hold up the traffic (most of its cost is JSON.parse, to pair responses with requests).
  */
-function record(mark: Mark, lines: readonly Buffer[]): void {
+const backlog: (() => void)[] = [];
+
+/** Queues the events for one chunk's lines, stamped (by the defaults) with the time they crossed. */
+function record(mark: Mark, lines: readonly Buffer[], at = new Date(), now = performance.now()): void {
+  if (backlog.push(() => write(mark, lines, at, now)) === 1) setImmediate(catchUp);
+}
+
+/** Does the oldest queued work, more if the queue grows long, and all of it at exit (`all`). */
+function catchUp(all = false): void {
+  do backlog.shift()?.(); while (backlog.length > (all ? 0 : MAX_BACKLOG));
+  if (backlog.length > 0) setImmediate(catchUp);
+}
+
+/** Writes one event per line, the line's bytes as they are, in one write: lines that came together share a time. */
+function write(mark: Mark, lines: readonly Buffer[], at: Date, now: number): void {
   if (!log.writable || lines.length === 0) return;
-  const head = `${new Date().toISOString()} ${mark} `;
-  const plain = Buffer.from(head), now = performance.now();
+  const head = `${at.toISOString()} ${mark} `;
   const events = lines.flatMap((line) => {
     const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : undefined;
-    return [elapsed === undefined ? plain : Buffer.from(`${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
+    return [Buffer.from(elapsed === undefined ? head : `${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
   });
   log.write(Buffer.concat(events));
 }
 
-/** Logs one of wrap's own events. */
+/** Logs one of wrap's own events at once, after every line that crossed before it. */
 function note(text: string): void {
-  record("#", [Buffer.from(text)]);
+  catchUp(true);
+  write("#", [Buffer.from(text)], new Date(), 0);
 }
 
 /** Passes a stream's bytes on untouched, and logs its lines from a tap beside the pipe. */
@@ -164,7 +170,7 @@ function relay(from: NodeJS.ReadableStream, to: NodeJS.WritableStream, mark: "�
   from.on("end", () => record(mark, pieces.length > 0 ? [Buffer.concat(pieces)] : []));
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees every line.
   to.on("error", (error) => {
-    note(`cannot pass ${mark} on: ${describe(error)}`);
+    note(`cannot pass ${mark} on: ${error.message}`);
     from.resume();
   });
 }
@@ -179,6 +185,7 @@ function stop(signal: NodeJS.Signals, why: string): void {
 
 /** Logs the requests left unanswered and the last event, waits until the log and the client have every byte, and exits. */
 async function finish(code: number, last: string): Promise<void> {
+  // note() lets the log catch up first, so only requests that truly went unanswered are listed.
   for (const [key, request] of pending) note(`unanswered ${key} ${request.method}`);
   note(last);
   // Settled either way: a failed log or a gone client has nothing left to flush.
@@ -191,8 +198,8 @@ if (child.pid !== undefined) note(`start pid ${child.pid}: ${[command, ...args].
 child.on("error", (error) => {
   // Only a failed start leaves no pid. It is the user's to fix, so one plain line and no stack.
   if (child.pid !== undefined) return;
-  process.stderr.write(`wrap: cannot start ${command}: ${describe(error)}\n`);
-  void finish(CANNOT_START, `cannot start ${command}: ${describe(error)}`);
+  process.stderr.write(`wrap: cannot start ${command}: ${error.message}\n`);
+  void finish(CANNOT_START, `cannot start ${command}: ${error.message}`);
 });
 relay(process.stdin, child.stdin, "→", true);
 relay(child.stdout, process.stdout, "←", true);

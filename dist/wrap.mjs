@@ -12,11 +12,10 @@ var GRACE_MS = 2e3;
 var OPPOSITE = { "→": "←", "←": "→" };
 var MISUSE = 2;
 var CANNOT_START = 127;
-var REASONS = /* @__PURE__ */ new Map([["ENOENT", "not found"], ["EACCES", "permission denied"], ["EPIPE", "the reader has gone"]]);
+var MAX_BACKLOG = 64;
 var NEWLINE = Buffer.from("\n");
 var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
-Runs COMMAND (default: server.mjs beside wrap.mjs) with its stdin, stdout and stderr passed through
-unchanged, and records every line that crosses them to FILE (default: wire.log beside wrap.mjs).
+Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged, and records every line to FILE (default: wire.log beside wrap.mjs).
 `;
 function parseArguments(argv, runtime, here) {
   const split = argv.indexOf("--");
@@ -30,7 +29,7 @@ function splitLines(pieces, chunk) {
   const lines = [];
   let start = 0;
   for (let end = chunk.indexOf("\n"); end !== -1; start = end + 1, end = chunk.indexOf("\n", start)) {
-    lines.push(Buffer.concat([...pieces.splice(0), chunk.subarray(start, end)]));
+    lines.push(pieces.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...pieces.splice(0), chunk.subarray(start, end)]));
   }
   if (start < chunk.length) pieces.push(chunk.subarray(start));
   return lines;
@@ -45,17 +44,10 @@ function pair(pending2, mark, line, now) {
   if (typeof message !== "object" || message === null || !("id" in message)) return void 0;
   if (typeof message.id !== "string" && typeof message.id !== "number") return void 0;
   const id = JSON.stringify(message.id);
-  if ("method" in message && typeof message.method === "string") {
-    pending2.set(`${mark} ${id}`, { method: message.method, sentAt: now });
-    return void 0;
-  }
+  if ("method" in message && typeof message.method === "string") return void pending2.set(`${mark} ${id}`, { method: message.method, sentAt: now });
   const request = pending2.get(`${OPPOSITE[mark]} ${id}`);
   pending2.delete(`${OPPOSITE[mark]} ${id}`);
   return request === void 0 ? void 0 : now - request.sentAt;
-}
-function describe(error) {
-  const reason = REASONS.get(error.code ?? "");
-  return reason === void 0 ? error.message : `${reason} (${error.code})`;
 }
 var invocation = parseArguments(process.argv.slice(2), process.execPath, dirname(fileURLToPath(import.meta.url)));
 if (invocation.action !== "run") {
@@ -64,21 +56,31 @@ if (invocation.action !== "run") {
 }
 var { command, args, logPath } = invocation;
 var log = createWriteStream(logPath, { flags: "a", mode: 384 });
-log.on("error", (error) => process.stderr.write(`wrap: cannot write log ${logPath}: ${describe(error)}; traffic still flows
+log.on("error", (error) => process.stderr.write(`wrap: cannot write log ${logPath}: ${error.message}; traffic still flows
 `));
 var pending = /* @__PURE__ */ new Map();
-function record(mark, lines) {
+var backlog = [];
+function record(mark, lines, at = /* @__PURE__ */ new Date(), now = performance.now()) {
+  if (backlog.push(() => write(mark, lines, at, now)) === 1) setImmediate(catchUp);
+}
+function catchUp(all = false) {
+  do
+    backlog.shift()?.();
+  while (backlog.length > (all ? 0 : MAX_BACKLOG));
+  if (backlog.length > 0) setImmediate(catchUp);
+}
+function write(mark, lines, at, now) {
   if (!log.writable || lines.length === 0) return;
-  const head = `${(/* @__PURE__ */ new Date()).toISOString()} ${mark} `;
-  const plain = Buffer.from(head), now = performance.now();
+  const head = `${at.toISOString()} ${mark} `;
   const events = lines.flatMap((line) => {
     const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : void 0;
-    return [elapsed === void 0 ? plain : Buffer.from(`${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
+    return [Buffer.from(elapsed === void 0 ? head : `${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
   });
   log.write(Buffer.concat(events));
 }
 function note(text) {
-  record("#", [Buffer.from(text)]);
+  catchUp(true);
+  write("#", [Buffer.from(text)], /* @__PURE__ */ new Date(), 0);
 }
 function relay(from, to, mark, end) {
   const pieces = [];
@@ -86,7 +88,7 @@ function relay(from, to, mark, end) {
   from.on("data", (chunk) => record(mark, splitLines(pieces, chunk)));
   from.on("end", () => record(mark, pieces.length > 0 ? [Buffer.concat(pieces)] : []));
   to.on("error", (error) => {
-    note(`cannot pass ${mark} on: ${describe(error)}`);
+    note(`cannot pass ${mark} on: ${error.message}`);
     from.resume();
   });
 }
@@ -106,9 +108,9 @@ var child = spawn(command, args, { stdio: "pipe" });
 if (child.pid !== void 0) note(`start pid ${child.pid}: ${[command, ...args].join(" ")}`);
 child.on("error", (error) => {
   if (child.pid !== void 0) return;
-  process.stderr.write(`wrap: cannot start ${command}: ${describe(error)}
+  process.stderr.write(`wrap: cannot start ${command}: ${error.message}
 `);
-  void finish(CANNOT_START, `cannot start ${command}: ${describe(error)}`);
+  void finish(CANNOT_START, `cannot start ${command}: ${error.message}`);
 });
 relay(process.stdin, child.stdin, "→", true);
 relay(child.stdout, process.stdout, "←", true);
