@@ -6,8 +6,9 @@
  * the server's stdin, the server's stdout to the client, the server's stderr to wrap's stderr.
  * Beside each pipe a tap sees the same chunks, cuts them into lines at each "\n" byte (MCP
  * basic/transports §stdio: one JSON-RPC message per line) and appends one event per line to
- * the log. Each chunk is passed on before the tap reads it, and the log is written
- * asynchronously and in order, so the traffic never waits for the disk.
+ * the log. Each chunk is passed on before the tap reads it; the tap catches up between reads,
+ * and the log is written asynchronously and in order, so the traffic waits neither for the
+ * tap's JSON parsing nor for the disk.
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> <text>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
@@ -15,7 +16,7 @@
  *   !  a line the server wrote to stderr
  *   #  wrap's own events: start, end of input, signals, unanswered requests, exit
  * A response is paired with its request by id and direction: JSON-RPC is symmetric, and
- * servers send requests too (client/roots, client/elicitation). Its time runs from when wrap
+ * servers send requests too (roots/list, elicitation/create). Its time runs from when wrap
  * saw the request to when wrap saw the response.
  *
  * Lifecycle (2025-11-25 basic/lifecycle §Shutdown, stdio): the end of stdin is passed on; a
