@@ -136,7 +136,7 @@ function callTool(params: JSONObject): Outcome {
   // Checked at run time: the schema is a promise the client may not keep, and "1" + 2 is "12".
   if (typeof a !== "number" || !Number.isFinite(a)) return toolError('Invalid arguments: "a" must be a finite number');
   if (typeof b !== "number" || !Number.isFinite(b)) return toolError('Invalid arguments: "b" must be a finite number');
-  if (!Number.isFinite(a + b)) return toolError(`Invalid arguments: ${a} + ${b} is too large`);
+  if (!Number.isFinite(a + b)) return toolError(`Invalid arguments: ${a} + ${b} is out of range`);
   return { result: { content: [{ type: "text", text: `${a} + ${b} = ${a + b}` }] } };
 }
 
@@ -144,7 +144,8 @@ function callTool(params: JSONObject): Outcome {
 const handlers = {
   initialize,
   ping: () => ({ result: {} }),
-  // A 2026-07-28 method, answered the same with or without an earlier initialize.
+  // A 2026-07-28 method, answered the same with or without `_meta` and an earlier initialize, so that any
+  // client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
   "server/discover": () => ({
     result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS },
   }),
@@ -161,7 +162,7 @@ const modernMethods = new Map([...legacyMethods].filter(([method]) => method !==
 function serve(method: string, params: JSONObject): Outcome {
   const meta = isObject(params._meta) ? params._meta : {};
   const version = meta[PROTOCOL_VERSION_KEY];
-  // A legacy version named in `_meta` is served as legacy: its version was agreed at initialize.
+  // A legacy version named in `_meta` is served as legacy, as if agreed at initialize (we keep no state to check).
   const era: Era = version === undefined || LEGACY_VERSIONS.some((legacy) => legacy === version) ? "legacy" : "modern";
   // Modern: each request is checked on its own, with no handshake (2026-07-28 basic/versioning, basic/index §_meta).
   if (era === "modern") {
@@ -177,20 +178,18 @@ function serve(method: string, params: JSONObject): Outcome {
   return era === "modern" && "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
 }
 
-/** Whether a message is a response: an id, and exactly one of result and error (JSON-RPC 2.0 §5). */
-function isResponse(message: JSONObject): boolean {
-  return (isRequestId(message.id) || message.id === null) && Object.hasOwn(message, "result") !== Object.hasOwn(message, "error");
-}
-
 /** Answers one JSON value from the wire: a response for a request or a malformed message, nothing for a notification or a response. */
 function answer(message: unknown): JSONRPCResponse | undefined {
   if (!isObject(message)) return { jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: not a JSON object") };
-  // An error names the request's id when it can be read, else null (JSON-RPC 2.0 §5).
+  // A response, well-formed or not, is never answered: its id numbers a request of ours, not the client's.
+  if (!Object.hasOwn(message, "method") && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) return undefined;
+  // An error names the request's id when it can be read, else null (JSON-RPC 2.0 §5; MCP's schema would
+  // leave the id out instead, but JSON-RPC, and the article's transcript, say null).
   const id = isRequestId(message.id) ? message.id : null;
   const invalid = (reason: string): JSONRPCResponse => ({ jsonrpc: "2.0", id, ...fail(INVALID_REQUEST, `Invalid Request: ${reason}`) });
   if (message.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
   const { method, params = {} } = message;
-  if (!Object.hasOwn(message, "method")) return isResponse(message) ? undefined : invalid('no "method"');
+  if (!Object.hasOwn(message, "method")) return invalid('no "method"');
   if (typeof method !== "string") return invalid('"method" must be a string');
   if (!isObject(params) && !Array.isArray(params)) return invalid('"params" must be an object or an array');
   if (!Object.hasOwn(message, "id")) {
@@ -212,7 +211,8 @@ function reply(line: string): string {
     return toLine({ jsonrpc: "2.0", id: null, ...fail(PARSE_ERROR, "Parse error") });
   }
   if (!Array.isArray(message)) return toLine(answer(message));
-  // A batch (JSON-RPC 2.0 §6), which 2025-03-26 requires us to receive: one array of answers, or nothing.
+  // A batch (JSON-RPC 2.0 §6): 2025-03-26 requires us to receive them, later revisions dropped them, and we
+  // accept them in any era. The answer is one array of responses, or nothing.
   if (message.length === 0) return toLine({ jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: empty batch") });
   const answers = message.map(answer).filter((response) => response !== undefined);
   return answers.length === 0 ? "" : toLine(answers);
@@ -262,7 +262,7 @@ process.stdin.on("data", (chunk: string) => {
 // The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line, then nothing
 // keeps the process alive and it exits 0. SIGINT and SIGTERM keep their default: exit at once.
 process.stdin.on("end", () => send(endLine()));
-// A client that stops reading stdout has gone away: no one is left to answer. Logs are best effort.
+// A client that closes our stdout (EPIPE) has gone away: no one is left to answer. Logs are best effort.
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {});
 

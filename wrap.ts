@@ -50,7 +50,7 @@ const OPPOSITE = { "→": "←", "←": "→" } as const;
 /** Exit codes of our own, as shells use them: a bad command line, a command that cannot start. */
 const MISUSE = 2, CANNOT_START = 127;
 
-/** How many chunks the log may fall behind the traffic before it catches up ahead of it. */
+/** How many chunks the log may fall behind the traffic; past that, it catches up before reading more. */
 const MAX_BACKLOG = 64;
 
 /** The "\n" that ends each event in the log. */
@@ -105,6 +105,7 @@ function pair(pending: Map<string, PendingRequest>, mark: "→" | "←", line: B
   // JSON.stringify keeps id 1 and id "1" apart, as JSON-RPC does.
   const id = JSON.stringify(message.id);
   // A request waits for its response, which will cross the other way.
+  // (`return void` stores it and returns undefined: a request has no round-trip time of its own.)
   if ("method" in message && typeof message.method === "string") return void pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
   const request = pending.get(`${OPPOSITE[mark]} ${id}`);
   pending.delete(`${OPPOSITE[mark]} ${id}`);
@@ -138,9 +139,10 @@ function record(mark: Mark, lines: readonly Buffer[], at = new Date(), now = per
   if (backlog.push(() => write(mark, lines, at, now)) === 1) setImmediate(catchUp);
 }
 
-/** Does the oldest queued work, more if the queue grows long, and all of it at exit (`all`). */
+/** Does the oldest queued work, and more while the queue is too long; with `all`, all of it. */
 function catchUp(all = false): void {
-  do backlog.shift()?.(); while (backlog.length > (all ? 0 : MAX_BACKLOG));
+  backlog.shift()?.();
+  while (backlog.length > (all ? 0 : MAX_BACKLOG)) backlog.shift()?.();
   if (backlog.length > 0) setImmediate(catchUp);
 }
 
@@ -187,7 +189,7 @@ function stop(signal: NodeJS.Signals, why: string): void {
 /** Logs the requests left unanswered and the last event, waits until the log and the client have every byte, and exits. */
 async function finish(code: number, last: string): Promise<void> {
   // note() lets the log catch up first, so only requests that truly went unanswered are listed.
-  for (const [key, request] of pending) note(`unanswered ${key} ${request.method}`);
+  for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
   note(last);
   // Settled either way: a failed log or a gone client has nothing left to flush.
   await Promise.allSettled([finished(log.end()), finished(process.stdout.end())]);
@@ -210,7 +212,7 @@ process.stdin.on("end", () => note("end of input"));
 process.stdin.on("end", () => setTimeout(() => stop("SIGTERM", `still running ${GRACE_MS} ms after the end of input`), GRACE_MS));
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => stop(signal, `received ${signal}`));
 // A process the server started may hold its pipes open; wait for them no longer than the grace period.
-child.on("exit", () => setTimeout(() => [child.stdout, child.stderr].forEach((stream) => stream.destroy()), GRACE_MS));
+child.on("exit", () => setTimeout(() => [child.stdout, child.stderr].forEach((stream) => stream.push(null)), GRACE_MS));
 child.on("close", (code, signal) => {
   if (child.pid === undefined) return; // A failed start was reported by "error".
   // A signal's end is reported as shells do: 128 + its number.

@@ -59,13 +59,14 @@ function callTool(params) {
   const { a, b } = args;
   if (typeof a !== "number" || !Number.isFinite(a)) return toolError('Invalid arguments: "a" must be a finite number');
   if (typeof b !== "number" || !Number.isFinite(b)) return toolError('Invalid arguments: "b" must be a finite number');
-  if (!Number.isFinite(a + b)) return toolError(`Invalid arguments: ${a} + ${b} is too large`);
+  if (!Number.isFinite(a + b)) return toolError(`Invalid arguments: ${a} + ${b} is out of range`);
   return { result: { content: [{ type: "text", text: `${a} + ${b} = ${a + b}` }] } };
 }
 var handlers = {
   initialize,
   ping: () => ({ result: {} }),
-  // A 2026-07-28 method, answered the same with or without an earlier initialize.
+  // A 2026-07-28 method, answered the same with or without `_meta` and an earlier initialize, so that any
+  // client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
   "server/discover": () => ({
     result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS }
   }),
@@ -90,16 +91,14 @@ function serve(method, params) {
   const outcome = handler(params, era);
   return era === "modern" && "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
 }
-function isResponse(message) {
-  return (isRequestId(message.id) || message.id === null) && Object.hasOwn(message, "result") !== Object.hasOwn(message, "error");
-}
 function answer(message) {
   if (!isObject(message)) return { jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: not a JSON object") };
+  if (!Object.hasOwn(message, "method") && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) return void 0;
   const id = isRequestId(message.id) ? message.id : null;
   const invalid = (reason) => ({ jsonrpc: "2.0", id, ...fail(INVALID_REQUEST, `Invalid Request: ${reason}`) });
   if (message.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
   const { method, params = {} } = message;
-  if (!Object.hasOwn(message, "method")) return isResponse(message) ? void 0 : invalid('no "method"');
+  if (!Object.hasOwn(message, "method")) return invalid('no "method"');
   if (typeof method !== "string") return invalid('"method" must be a string');
   if (!isObject(params) && !Array.isArray(params)) return invalid('"params" must be an object or an array');
   if (!Object.hasOwn(message, "id")) {

@@ -64,9 +64,8 @@ function record(mark, lines, at = /* @__PURE__ */ new Date(), now = performance.
   if (backlog.push(() => write(mark, lines, at, now)) === 1) setImmediate(catchUp);
 }
 function catchUp(all = false) {
-  do
-    backlog.shift()?.();
-  while (backlog.length > (all ? 0 : MAX_BACKLOG));
+  backlog.shift()?.();
+  while (backlog.length > (all ? 0 : MAX_BACKLOG)) backlog.shift()?.();
   if (backlog.length > 0) setImmediate(catchUp);
 }
 function write(mark, lines, at, now) {
@@ -99,7 +98,7 @@ function stop(signal, why) {
   setTimeout(() => stop("SIGKILL", `still running ${GRACE_MS} ms after ${signal}`), GRACE_MS);
 }
 async function finish(code, last) {
-  for (const [key, request] of pending) note(`unanswered ${key} ${request.method}`);
+  for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
   note(last);
   await Promise.allSettled([finished(log.end()), finished(process.stdout.end())]);
   process.exit(code);
@@ -118,7 +117,7 @@ relay(child.stderr, process.stderr, "!", false);
 process.stdin.on("end", () => note("end of input"));
 process.stdin.on("end", () => setTimeout(() => stop("SIGTERM", `still running ${GRACE_MS} ms after the end of input`), GRACE_MS));
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => stop(signal, `received ${signal}`));
-child.on("exit", () => setTimeout(() => [child.stdout, child.stderr].forEach((stream) => stream.destroy()), GRACE_MS));
+child.on("exit", () => setTimeout(() => [child.stdout, child.stderr].forEach((stream) => stream.push(null)), GRACE_MS));
 child.on("close", (code, signal) => {
   if (child.pid === void 0) return;
   void finish(signal === null ? code ?? 0 : 128 + constants.signals[signal], signal === null ? `exit code ${code}` : `exit signal ${signal}`);

@@ -582,3 +582,14 @@ describe("lifecycle", SUITE, () => {
     assert.equal(code, 0);
   });
 });
+
+test("a response is never answered, even a malformed one: its id is not the client's to receive", async () => {
+  const { code, stdout } = await runServer([
+    '{"jsonrpc":"2.0","id":1,"result":{},"error":null}',
+    '{"id":2,"result":{}}',
+    '{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}',
+    '{"jsonrpc":"2.0","id":3,"method":"ping"}',
+  ]);
+  assert.equal(code, 0);
+  assert.deepEqual(lines(stdout), ['{"jsonrpc":"2.0","id":3,"result":{}}']);
+});

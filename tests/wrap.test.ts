@@ -154,7 +154,7 @@ test("the log shows times, marks, round-trip times by id and direction, stderr l
   const [started, ...rest] = texts(events, "#");
   assert.match(started ?? "", /^start pid \d+: /);
   assert.ok(started?.endsWith(`: ${process.execPath} ${childPath} peer`));
-  assert.deepEqual(rest, ["end of input", 'unanswered → "7" never', "exit code 0"]);
+  assert.deepEqual(rest, ["end of input", 'unanswered → "7" "never"', "exit code 0"]);
   assert.equal(events.at(-1)?.raw.toString(), "exit code 0");
 });
 
@@ -260,7 +260,21 @@ test("a process the server left holding its pipes keeps wrap no longer than the 
   const left = Number(/left (\d+)/.exec(stdout.toString())?.[1]);
   process.kill(left, "SIGKILL");
   assert.equal(code, 0);
+  assert.ok(stdout.toString().endsWith("\npartial"));
+  // The server's last line, unterminated, is logged all the same when wrap stops waiting for the pipe.
+  assert.deepEqual(texts(readLog(logPath), "←").at(-1), "partial");
   assert.equal(texts(readLog(logPath), "#").at(-1), "exit code 0");
+});
+
+test("a method name cannot forge a line in the log: wrap's own events quote it", LIMIT, async () => {
+  const logPath = join(tempDir(), "wire.log");
+  const forged = '{"jsonrpc":"2.0","id":3,"method":"x\\n2099-01-01T00:00:00.000Z # exit code 0"}\n';
+  const { code } = await runBytes([wrapPath, "--log", logPath, "--", process.execPath, "-e", "process.stdin.resume()"], Buffer.from(forged));
+  assert.equal(code, 0);
+  const lines = readFileSync(logPath, "utf8").trimEnd().split("\n");
+  assert.deepEqual(lines.filter((line) => line.startsWith("2099-")), []);
+  assert.match(lines.at(-1) ?? "", /^\d{4}-\d\d-\d\dT[\d:.]+Z # exit code 0$/);
+  assert.ok(lines.some((line) => line.endsWith('# unanswered → 3 "x\\n2099-01-01T00:00:00.000Z # exit code 0"')));
 });
 
 test("a command that cannot start gives one plain line on stderr and exit code 127", LIMIT, async () => {
