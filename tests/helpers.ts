@@ -4,6 +4,7 @@
  * exactly as an MCP client does.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { after, before } from "node:test";
 import { once } from "node:events";
 import { join } from "node:path";
 
@@ -73,4 +74,35 @@ export async function ask(child: ChildProcessWithoutNullStreams, line: string): 
   });
   child.stdin.write(`${line}\n`);
   return reply;
+}
+
+/** A reply as it comes off the wire; a test checks which fields are there. */
+export interface Reply {
+  jsonrpc: string;
+  id: string | number | null;
+  result?: { [key: string]: unknown; content?: { type: string; text: string }[]; isError?: boolean };
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** A reply that never comes fails its suite after this long, instead of hanging the whole run. */
+export const SUITE = { timeout: 60_000 };
+
+/**
+ * One dist/server.mjs shared by the tests of a file: started before them, its stdin ended after
+ * them. `ask` sends a line and resolves with the line the server answers; `call` parses it.
+ */
+export function sharedServer() {
+  let server: ReturnType<typeof start> | undefined;
+  before(() => {
+    server = start(process.execPath, [serverPath]);
+  });
+  after(async () => {
+    server?.child.stdin.end();
+    await server?.finish;
+  });
+  const askShared = (line: string): Promise<string> => {
+    if (server === undefined) throw new Error("the shared server runs only inside the file's tests");
+    return ask(server.child, line);
+  };
+  return { ask: askShared, call: async (line: string): Promise<Reply> => JSON.parse(await askShared(line)) };
 }

@@ -11,17 +11,9 @@
  * The tests share one server: each request is served on its own, which is exactly
  * what the era promises, and the tests that interleave eras check that promise.
  */
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { ask, lines, runServer, serverPath, start } from "./helpers.ts";
-
-/** A reply as it comes off the wire; a test checks which fields are there. */
-interface Reply {
-  jsonrpc: string;
-  id: string | number | null;
-  result?: { [key: string]: unknown; content?: { type: string; text: string }[]; isError?: boolean };
-  error?: { code: number; message: string; data?: unknown };
-}
+import { lines, runServer, sharedServer, SUITE } from "./helpers.ts";
 
 /** Every version the server speaks, newest first, as server/discover and -32022 list them. */
 const SUPPORTED_VERSIONS = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -48,22 +40,9 @@ function legacy(id: string | number, method: string, params: { [key: string]: un
   return JSON.stringify({ jsonrpc: "2.0", id, method, params });
 }
 
-/** A reply that never comes fails its suite after this long, instead of hanging the whole run. */
-const SUITE = { timeout: 60_000 };
-
-let server: ReturnType<typeof start>;
-before(() => {
-  server = start(process.execPath, [serverPath]);
-});
-after(async () => {
-  server.child.stdin.end();
-  await server.finish;
-});
-
-/** Sends one line to the shared server and parses the one line it answers. */
-async function call(line: string): Promise<Reply> {
-  return JSON.parse(await ask(server.child, line));
-}
+/** The server most tests share; a test that ends or breaks its server starts its own. */
+const shared = sharedServer();
+const call = shared.call;
 
 describe("server/discover", SUITE, () => {
   test("server/discover with modern _meta returns versions, capabilities, server info and cache hints", async () => {
@@ -215,10 +194,10 @@ describe("legacy requests beside modern ones", SUITE, () => {
 
   test("requests without _meta get the legacy answers, with no resultType", async () => {
     assert.equal(
-      await ask(server.child, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}'),
+      await shared.ask('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}'),
       '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"1 + 2 = 3"}]}}',
     );
-    assert.equal(await ask(server.child, '{"jsonrpc":"2.0","id":2,"method":"ping"}'), '{"jsonrpc":"2.0","id":2,"result":{}}');
+    assert.equal(await shared.ask('{"jsonrpc":"2.0","id":2,"method":"ping"}'), '{"jsonrpc":"2.0","id":2,"result":{}}');
     const listed = await call('{"jsonrpc":"2.0","id":3,"method":"tools/list"}');
     assert.deepEqual(Object.keys(listed.result ?? {}), ["tools"]);
   });

@@ -11,19 +11,11 @@
  * The article tests reproduce the transcripts of "MCPサーバは「SDKなし100行」で作れる"
  * (Qiita, 2026-08-17) byte for byte.
  */
-import { after, before, describe, test, type TestContext } from "node:test";
+import { describe, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import { ask, lines, messages, run, runServer, serverPath, start } from "./helpers.ts";
-
-/** A reply as it comes off the wire; a test checks which fields are there. */
-interface Reply {
-  jsonrpc: string;
-  id: string | number | null;
-  result?: { [key: string]: unknown; content?: { type: string; text: string }[]; isError?: boolean };
-  error?: { code: number; message: string; data?: unknown };
-}
+import { ask, lines, messages, run, runServer, serverPath, sharedServer, start, SUITE, type Reply } from "./helpers.ts";
 
 /** A tool as tools/list describes it. */
 interface Tool {
@@ -38,9 +30,6 @@ const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 /** A ping, sent after input that must get no reply: its answer must be the only line. */
 const PING = '{"jsonrpc":"2.0","id":"alive","method":"ping"}';
 const PONG = '{"jsonrpc":"2.0","id":"alive","result":{}}';
-
-/** A reply that never comes fails its suite after this long, instead of hanging the whole run. */
-const SUITE = { timeout: 60_000 };
 
 /** A request line. */
 function request(id: string | number, method: string, params?: unknown): string {
@@ -61,19 +50,9 @@ function startServer(t: TestContext): ReturnType<typeof start> {
   return started;
 }
 
-let server: ReturnType<typeof start>;
-before(() => {
-  server = start(process.execPath, [serverPath]);
-});
-after(async () => {
-  server.child.stdin.end();
-  await server.finish;
-});
-
-/** Sends one line to the shared server and parses the one line it answers. */
-async function call(line: string): Promise<Reply> {
-  return JSON.parse(await ask(server.child, line));
-}
+/** The server most tests share; a test that ends or breaks its server starts its own. */
+const shared = sharedServer();
+const call = shared.call;
 
 /** The text of a tool result's first content block. */
 function text(reply: Reply | undefined): string {
@@ -95,7 +74,7 @@ describe("the article's transcripts", SUITE, () => {
   const parseErrorReply = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
 
   test("initialize from manual-test gets the article's reply byte for byte", async () => {
-    assert.equal(await ask(server.child, initialize), initializeReply);
+    assert.equal(await shared.ask(initialize), initializeReply);
   });
 
   test("notifications/initialized gets no reply and is logged to stderr", async () => {
@@ -105,15 +84,15 @@ describe("the article's transcripts", SUITE, () => {
   });
 
   test("tools/call add 19 and 23 gets the article's reply byte for byte", async () => {
-    assert.equal(await ask(server.child, addCall), addReply);
+    assert.equal(await shared.ask(addCall), addReply);
   });
 
   test("an unknown method gets the article's -32601 reply byte for byte", async () => {
-    assert.equal(await ask(server.child, noSuchMethod), noSuchMethodReply);
+    assert.equal(await shared.ask(noSuchMethod), noSuchMethodReply);
   });
 
   test("a line that is not JSON gets the article's -32700 reply byte for byte", async () => {
-    assert.equal(await ask(server.child, notJSON), parseErrorReply);
+    assert.equal(await shared.ask(notJSON), parseErrorReply);
   });
 
   test("the article's whole session prints exactly its four replies and exits 0", async () => {
@@ -185,7 +164,7 @@ describe("requests and notifications", SUITE, () => {
   });
 
   test("tools/list returns the add tool with numbers a and b both required", async () => {
-    const reply: { result: { tools: Tool[]; resultType?: unknown } } = JSON.parse(await ask(server.child, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'));
+    const reply: { result: { tools: Tool[]; resultType?: unknown } } = JSON.parse(await shared.ask('{"jsonrpc":"2.0","id":1,"method":"tools/list"}'));
     const { tools, resultType } = reply.result;
     assert.deepEqual(
       tools.map((tool) => tool.name),
@@ -211,7 +190,7 @@ describe("requests and notifications", SUITE, () => {
 
   test("an integer id too large to hold exactly is never answered under a different id", async () => {
     // 2^53 + 1 parses to 2^53 in JavaScript: echoing that would answer a request the client never sent.
-    const line = await ask(server.child, '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}');
+    const line = await shared.ask('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}');
     const id = /"id":([^,}]*)/.exec(line)?.[1];
     if (id === "null") {
       assert.equal(JSON.parse(line).error?.code, -32600);
@@ -403,7 +382,7 @@ describe("framing", SUITE, () => {
 
 describe("batches (JSON-RPC 2.0 §6)", SUITE, () => {
   test("an empty batch gets one -32600 error that is not an array", async () => {
-    const reply: Reply = JSON.parse(await ask(server.child, "[]"));
+    const reply: Reply = JSON.parse(await shared.ask("[]"));
     assert.ok(!Array.isArray(reply));
     assert.equal(reply.id, null);
     assert.equal(reply.error?.code, -32600);
@@ -411,7 +390,7 @@ describe("batches (JSON-RPC 2.0 §6)", SUITE, () => {
 
   test("a batch of requests gets one array line of answers in order", async () => {
     const batch = `[${request(1, "ping")},${add('{"a":2,"b":3}', 2)},${request("three", "tools/list")},${request(4, "nope")}]`;
-    const replies: Reply[] = JSON.parse(await ask(server.child, batch));
+    const replies: Reply[] = JSON.parse(await shared.ask(batch));
     assert.ok(Array.isArray(replies));
     assert.deepEqual(
       replies.map((reply) => reply.id),
@@ -435,7 +414,7 @@ describe("batches (JSON-RPC 2.0 §6)", SUITE, () => {
 
   test("each invalid element of a batch gets its own -32600 in place, and notifications none", async () => {
     const batch = `[${request(1, "ping")},1,{"foo":"bar"},{"jsonrpc":"2.0","method":"notifications/initialized"},${request(2, "nope")},{"jsonrpc":"2.0","id":3,"method":"ping","params":"x"}]`;
-    const replies: Reply[] = JSON.parse(await ask(server.child, batch));
+    const replies: Reply[] = JSON.parse(await shared.ask(batch));
     assert.deepEqual(
       replies.map((reply) => [reply.id, reply.error?.code ?? "result"]),
       [
@@ -449,7 +428,7 @@ describe("batches (JSON-RPC 2.0 §6)", SUITE, () => {
   });
 
   test("a nested empty batch gets an array holding one -32600", async () => {
-    const replies: Reply[] = JSON.parse(await ask(server.child, "[[]]"));
+    const replies: Reply[] = JSON.parse(await shared.ask("[[]]"));
     assert.ok(Array.isArray(replies));
     assert.equal(replies.length, 1);
     assert.equal(replies[0]?.id, null);
