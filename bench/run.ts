@@ -35,7 +35,8 @@ import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { gzipSync } from "node:zlib";
-import { build, stop, type BuildOptions } from "esbuild";
+import { stop } from "esbuild";
+import { bundle } from "../build.mjs";
 
 /** A program under test: how to start it, and the file whose size is its bundle size. */
 interface Contender {
@@ -329,29 +330,15 @@ async function calls(contender: Contender, pipelined: string): Promise<{ p50Us: 
   };
 }
 
-/** Bundles an SDK server the way build.mjs bundles ours, and checks that it imports nothing but node: builtins. */
-async function bundle(name: string): Promise<string> {
+/** Bundles an SDK server with build.mjs's own `bundle`, and checks that it imports nothing but node: builtins. */
+async function bundleServer(name: string): Promise<string> {
+  const entry = join(root, "bench", `${name}.ts`);
   const outfile = join(root, "bench", ".build", `${name}.mjs`);
-  const options: BuildOptions = {
-    entryPoints: [join(root, "bench", `${name}.ts`)],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    charset: "utf8",
-    banner: { js: "#!/usr/bin/env node" },
-    metafile: true,
-    logLevel: "warning",
-  };
-  const { metafile } = await build(options);
-  const imports = Object.values(metafile?.outputs ?? {}).flatMap((output) => output.imports.map((entry) => entry.path));
-  const foreign = imports.filter((path) => !path.startsWith("node:"));
+  const foreign = await bundle(entry, outfile);
   if (foreign.length > 0) throw new Error(`${outfile} imports ${foreign.join(", ")}; only node: builtins are allowed`);
   // esbuild turns a CommonJS dependency's require() of a builtin into a shim that throws in ESM: give it a real require.
   if (readFileSync(outfile, "utf8").includes("Dynamic require of")) {
-    const requireLine = 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);';
-    await build({ ...options, banner: { js: `#!/usr/bin/env node\n${requireLine}` } });
+    await bundle(entry, outfile, 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);');
   }
   return outfile;
 }
@@ -444,7 +431,7 @@ async function main(): Promise<number> {
   }
 
   progress("bundling the SDK servers into bench/.build/");
-  const [sdkV1, sdkV2] = await Promise.all([bundle("sdk-v1-server"), bundle("sdk-v2-server")]);
+  const [sdkV1, sdkV2] = await Promise.all([bundleServer("sdk-v1-server"), bundleServer("sdk-v2-server")]);
   await stop();
   const logs = mkdtempSync(join(tmpdir(), "bench-wrap-"));
   process.on("exit", () => rmSync(logs, { recursive: true, force: true }));
