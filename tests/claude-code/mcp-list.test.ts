@@ -1,0 +1,78 @@
+/**
+ * README's registration commands, run with the real Claude Code in a HOME of its own:
+ * `claude mcp add NAME -- COMMAND...` then `claude mcp list`, which starts each server,
+ * checks that it answers, and prints `✔ Connected` or `✘ Failed to connect`.
+ *
+ * A wrong path fails as every broken registration does, with CONNECTION_CLOSED and nothing
+ * more; registered through wrap, the same mistake leaves the reason in wrap's log, as `!`
+ * lines: the server's own stderr.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { serverPath, wrapPath } from "../helpers.ts";
+import { claude, isolatedEnv, requireClaude, scratch, settledLog } from "./claude.ts";
+
+/** Nothing answers here: `claude mcp` never calls the model, and if it did, it must fail. */
+const NO_API = "http://127.0.0.1:9";
+
+/** `claude mcp add` and `claude mcp list` are quick; this is slack for a loaded machine. */
+const MCP_TIMEOUT = { timeout: 180_000 };
+
+/** The line `claude mcp list` prints for the server `name`. */
+function lineOf(listing: string, name: string): string {
+  return listing.split("\n").find((line) => line.startsWith(`${name}: `)) ?? `(no line for ${name})`;
+}
+
+test("claude mcp list shows dist/server.mjs and dist/wrap.mjs as Connected, and a wrong path as Failed", MCP_TIMEOUT, async () => {
+  requireClaude();
+  const home = scratch("mcp-home");
+  const project = scratch("mcp-project");
+  const env = isolatedEnv(home, NO_API);
+  const wireLog = join(project, "wire.log");
+  const brokenLog = join(project, "broken.log");
+  const missing = join(project, "no-such-folder", "server.mjs");
+  const registrations: [string, string[]][] = [
+    ["json-rpc-study", ["node", serverPath]],
+    ["json-rpc-study-wrap", ["node", wrapPath, "--log", wireLog]],
+    ["broken", ["node", missing]],
+    ["broken-wrap", ["node", wrapPath, "--log", brokenLog, "--", "node", missing]],
+  ];
+  for (const [name, command] of registrations) {
+    const added = await claude(["mcp", "add", name, "--", ...command], env, project);
+    assert.equal(added.code, 0, `claude mcp add ${name} failed:\n${added.stderr}`);
+    assert.match(added.stdout, new RegExp(`Added stdio MCP server ${name} `));
+  }
+
+  const listed = await claude(["mcp", "list"], env, project);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(lineOf(listed.stdout, "json-rpc-study"), /✔ Connected$/);
+  assert.match(lineOf(listed.stdout, "json-rpc-study-wrap"), /✔ Connected$/);
+  assert.match(lineOf(listed.stdout, "broken"), /✘ Failed to connect — CONNECTION_CLOSED/);
+  assert.match(lineOf(listed.stdout, "broken-wrap"), /✘ Failed to connect — CONNECTION_CLOSED/);
+
+  // The health check really talked to our server: wrap saw it answer.
+  const wire = await settledLog(wireLog);
+  assert.ok(wire.some((event) => event.mark === "←" && event.text.includes('"json-rpc-study"')), "no answer in the log");
+  // The reason is in the log through wrap: Node's own error, from the server's stderr.
+  const broken = await settledLog(brokenLog);
+  const stderr = broken.filter((event) => event.mark === "!").map((event) => event.text);
+  assert.ok(stderr.some((text) => text.includes(`Cannot find module '${missing}'`)), `no reason in the log:\n${stderr.join("\n")}`);
+  assert.ok(broken.some((event) => event.mark === "#" && event.text === "exit code 1"), "wrap logs the server's exit code");
+});
+
+test("claude mcp add refuses a second server of the same name", MCP_TIMEOUT, async () => {
+  requireClaude();
+  const home = scratch("mcp-twice-home");
+  const project = scratch("mcp-twice-project");
+  const env = isolatedEnv(home, NO_API);
+  const first = await claude(["mcp", "add", "json-rpc-study", "--", "node", serverPath], env, project);
+  assert.equal(first.code, 0, first.stderr);
+  const second = await claude(["mcp", "add", "json-rpc-study", "--", "node", wrapPath], env, project);
+  assert.equal(second.code, 1);
+  assert.match(second.stderr, /MCP server json-rpc-study already exists in local config/);
+  const removed = await claude(["mcp", "remove", "json-rpc-study"], env, project);
+  assert.equal(removed.code, 0, removed.stderr);
+  const third = await claude(["mcp", "add", "json-rpc-study", "--", "node", wrapPath], env, project);
+  assert.equal(third.code, 0, `after claude mcp remove, the name is free again:\n${third.stderr}`);
+});
