@@ -25,7 +25,8 @@
  * The wire.log excerpts are checked too. An excerpt is a code block of wrap's log lines,
  * `<time> <mark> <text>`, opening with wrap's `# start pid N: COMMAND` line. The test runs
  * that command through dist/wrap.mjs, sends the excerpt's `→` lines one by one, waiting
- * for the `←` lines that follow each, then ends the input. Every line of the excerpt must
+ * for the `←` lines that follow each, then ends the input, or sends wrap SIGINT if the
+ * excerpt shows `# received SIGINT` (as Claude Code ends a server). Every line of the excerpt must
  * then be in the real log, in the same order, with the time, the round-trip time and the
  * start line masked; an excerpt may leave lines out. `!` lines are compared on their own,
  * because the server's stderr and stdout are two pipes that race.
@@ -215,7 +216,9 @@ async function rerecord(excerpt: readonly string[]): Promise<string[]> {
     child.stdin.write(`${line.replace(LOG_LINE, "")}\n`);
     while (lines(output()).length < expected) await once(child.stdout, "data");
   }
-  child.stdin.end();
+  // A session ends as the excerpt's client ended it: Claude Code sends SIGINT, others close stdin.
+  if (excerpt.some((line) => markOf(line) === "#" && line.includes(" # received SIGINT"))) child.kill("SIGINT");
+  else child.stdin.end();
   await finish;
   return lines(readFileSync(logPath, "utf8"));
 }
