@@ -5,12 +5,14 @@
  *
  * A wrong path fails as every broken registration does, with CONNECTION_CLOSED and nothing
  * more; registered through wrap, the same mistake leaves the reason in wrap's log, as `!`
- * lines: the server's own stderr.
+ * lines: the server's own stderr. A stray debug line on stdout (tests/fixtures/
+ * polluting-server.mjs) does not stop Claude Code from connecting, as README's
+ * Troubleshooting says.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { serverPath, wrapPath } from "../helpers.ts";
+import { root, serverPath, wrapPath } from "../helpers.ts";
 import { claude, isolatedEnv, requireClaude, scratch, settledLog } from "./claude.ts";
 
 /** Nothing answers here: `claude mcp` never calls the model, and if it did, it must fail. */
@@ -59,6 +61,26 @@ test("claude mcp list shows dist/server.mjs and dist/wrap.mjs as Connected, and 
   const stderr = broken.filter((event) => event.mark === "!").map((event) => event.text);
   assert.ok(stderr.some((text) => text.includes(`Cannot find module '${missing}'`)), `no reason in the log:\n${stderr.join("\n")}`);
   assert.ok(broken.some((event) => event.mark === "#" && event.text === "exit code 1"), "wrap logs the server's exit code");
+  // Claude Code tries twice: once with the server/discover probe, once with initialize.
+  const starts = broken.filter((event) => event.mark === "#" && event.text.startsWith("start pid "));
+  assert.equal(starts.length, 2, "one start for the probe, one for the fallback to initialize");
+});
+
+test("claude mcp list still shows Connected when the server prints a debug line on stdout", MCP_TIMEOUT, async () => {
+  requireClaude();
+  const home = scratch("mcp-pollute-home");
+  const project = scratch("mcp-pollute-project");
+  const env = isolatedEnv(home, NO_API);
+  const logPath = join(project, "wire.log");
+  const fixture = join(root, "tests", "fixtures", "polluting-server.mjs");
+  const command = ["node", wrapPath, "--log", logPath, "--", "node", fixture, "start"];
+  const added = await claude(["mcp", "add", "polluted", "--", ...command], env, project);
+  assert.equal(added.code, 0, added.stderr);
+  const listed = await claude(["mcp", "list"], env, project);
+  assert.match(lineOf(listed.stdout, "polluted"), /✔ Connected$/);
+  // The line really crossed: wrap logged it as the server wrote it.
+  const events = await settledLog(logPath);
+  assert.ok(events.some((event) => event.mark === "←" && event.text === "debug: server starting"), "no debug line in the log");
 });
 
 test("claude mcp add refuses a second server of the same name", MCP_TIMEOUT, async () => {
