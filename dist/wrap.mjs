@@ -421,7 +421,8 @@ async function replay(logPath, command, args, options) {
   for (const [key, expected] of recorded) {
     const actual = replayed.get(key);
     const method = methods.get(key.split(" #")[0] ?? "");
-    const name = `${key.replace(/ #1$/, "")} ${JSON.stringify(method)}`;
+    const id = key.replace(/ #1$/, "");
+    const name = method === void 0 ? id : `${id} ${JSON.stringify(method)}`;
     const expectedBody = { result: dig(expected, "result"), error: dig(expected, "error") };
     const actualBody = { result: dig(actual, "result"), error: dig(actual, "error") };
     const found = differences(expectedBody, actualBody, [], options.ignore);
