@@ -55,6 +55,7 @@ const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 
 /** Reserved `_meta` keys of a modern request (2026-07-28 basic/index §_meta). */
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 
 /** What we offer: tools, and nothing else. */
@@ -140,15 +141,26 @@ function callTool(params: JSONObject): Outcome {
   return { result: { content: [{ type: "text", text: `${a} + ${b} = ${a + b}` }] } };
 }
 
+/**
+ * server/discover: what we speak and offer. A modern client sends it first and never sends
+ * initialize, so we log who it is from `_meta` here, once per client. It is answered the same
+ * with or without `_meta` and an earlier initialize, so that any client can probe it
+ * (2026-07-28 basic/transports/stdio §Backward Compatibility).
+ */
+function discover(params: JSONObject): Outcome {
+  const meta = isObject(params._meta) ? params._meta : {};
+  const client = isObject(meta[CLIENT_INFO_KEY]) ? meta[CLIENT_INFO_KEY] : {};
+  log(`server/discover: client=${show(client.name)} ${show(client.version)} protocol=${show(meta[PROTOCOL_VERSION_KEY])}`);
+  return { result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS } };
+}
+
 /** The JSON-RPC methods we serve, by name: the dispatch table. */
 const handlers = {
   initialize,
   ping: () => ({ result: {} }),
   // A 2026-07-28 method, answered the same with or without `_meta` and an earlier initialize, so that any
   // client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
-  "server/discover": () => ({
-    result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS },
-  }),
+  "server/discover": discover,
   "tools/list": (_params, era) => ({ result: { tools: TOOLS, ...(era === "modern" ? CACHE_HINTS : {}) } }),
   "tools/call": callTool,
 } satisfies Record<string, Handler>;

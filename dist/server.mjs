@@ -7,6 +7,7 @@ var LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 var MODERN_VERSION = "2026-07-28";
 var SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 var PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+var CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 var CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 var CAPABILITIES = { tools: {} };
 var MODERN_FIELDS = { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
@@ -62,14 +63,18 @@ function callTool(params) {
   if (!Number.isFinite(a + b)) return toolError(`Invalid arguments: ${a} + ${b} is out of range`);
   return { result: { content: [{ type: "text", text: `${a} + ${b} = ${a + b}` }] } };
 }
+function discover(params) {
+  const meta = isObject(params._meta) ? params._meta : {};
+  const client = isObject(meta[CLIENT_INFO_KEY]) ? meta[CLIENT_INFO_KEY] : {};
+  log(`server/discover: client=${show(client.name)} ${show(client.version)} protocol=${show(meta[PROTOCOL_VERSION_KEY])}`);
+  return { result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS } };
+}
 var handlers = {
   initialize,
   ping: () => ({ result: {} }),
   // A 2026-07-28 method, answered the same with or without `_meta` and an earlier initialize, so that any
   // client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
-  "server/discover": () => ({
-    result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS }
-  }),
+  "server/discover": discover,
   "tools/list": (_params, era) => ({ result: { tools: TOOLS, ...era === "modern" ? CACHE_HINTS : {} } }),
   "tools/call": callTool
 };

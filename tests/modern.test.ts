@@ -221,3 +221,14 @@ describe("legacy requests beside modern ones", SUITE, () => {
     assert.equal(pong, '{"jsonrpc":"2.0","id":3,"result":{}}');
   });
 });
+
+test("server/discover logs who is calling from _meta to stderr, once, and not on other requests", async () => {
+  const meta = JSON.stringify(MODERN_META);
+  const { stdout, stderr } = await runServer([
+    `{"jsonrpc":"2.0","id":"probe","method":"server/discover","params":{"_meta":${meta}}}`,
+    `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":${meta}}}`,
+  ]);
+  assert.equal(lines(stdout).length, 2);
+  const said = lines(stderr).filter((line) => line.includes("client="));
+  assert.deepEqual(said, ['[server] server/discover: client="modern-test" "1.0.0" protocol="2026-07-28"']);
+});
