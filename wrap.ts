@@ -185,7 +185,8 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
 
   /** Logs the requests left unanswered and the last event, waits until the log and the client have every byte, and exits. */
   async function finish(code: number, last: string): Promise<void> {
-    // note() lets the log catch up first, so only requests that truly went unanswered are listed.
+    // Catch up before reading `pending`: a response still queued would otherwise be listed.
+    catchUp(true);
     for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
     note(last);
     // Settled either way: a failed log or a gone client has nothing left to flush.

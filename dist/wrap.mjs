@@ -96,6 +96,7 @@ function proxy(command, args, logPath) {
     setTimeout(() => stop("SIGKILL", `still running ${GRACE_MS} ms after ${signal}`), GRACE_MS);
   }
   async function finish(code, last) {
+    catchUp(true);
     for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
     note(last);
     await Promise.allSettled([finished(log.end()), finished(process.stdout.end())]);
