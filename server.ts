@@ -45,10 +45,10 @@ type Outcome = { result: JSONObject } | { error: ErrorObject };
 /** A response: the request's id, null when it could not be read (JSON-RPC 2.0 §5). */
 type JSONRPCResponse = { jsonrpc: "2.0"; id: RequestId | null } & Outcome;
 
-/** A JSON value from the wire, classified once as the kind of message it is. */
+/** A JSON value from the wire, classified once as the kind of message it is, or as invalid. */
 type Message =
-  | { kind: "request"; request: JSONRPCRequest }
-  | { kind: "notification"; notification: JSONRPCNotification }
+  | ({ kind: "request" } & JSONRPCRequest)
+  | ({ kind: "notification" } & JSONRPCNotification)
   | { kind: "response" }
   | { kind: "invalid"; id: RequestId | null; reason: string };
 
@@ -58,20 +58,22 @@ type Era = "legacy" | "modern";
 /** What a tool returns to the model (2025-11-25 server/tools §Tool Result). */
 type CallToolResult = { content: { type: "text"; text: string }[]; isError?: boolean };
 
-/** The JSON Schema subset our checker reads: each argument's type, and which are required. */
-type InputSchema = {
-  type: "object";
-  properties: { [name: string]: { type: string; description?: string } };
-  required?: string[];
-};
-
-/** A tool: what tools/list shows of it, and the handler tools/call runs with its arguments. */
+/** A tool: its definition as tools/list shows it, and the handler tools/call runs. */
 type Tool = {
   name: string;
   description: string;
-  inputSchema: InputSchema;
+  /** The JSON Schema of its arguments; checkArguments reads `type` and `required`. */
+  inputSchema: {
+    type: "object";
+    properties: { [name: string]: { type: string; description?: string } };
+    required?: string[];
+  };
   handler: (args: JSONObject) => CallToolResult;
 };
+
+/** One line of input as the line splitter hands it over: its bytes, or its size alone when it
+ * was too long to hold. */
+type Line = { kind: "complete"; bytes: Buffer } | { kind: "too long"; size: number };
 
 /** Who we are, in `initialize` results and modern results' `_meta`. */
 const SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
@@ -89,35 +91,17 @@ const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+/** The reserved `_meta` key of a modern result that names the server. */
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 
 /** What we offer: tools, and nothing else. */
 const CAPABILITIES = { tools: {} };
 
 /** What every modern result carries (2026-07-28 basic/index §ResultType and §_meta). */
-const MODERN_FIELDS = {
-  resultType: "complete",
-  _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
-};
+const MODERN_FIELDS = { resultType: "complete", _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
 
 /** Caching hints (2026-07-28 server/utilities/caching): our tools never change, hold no secret. */
 const CACHE_HINTS = { ttlMs: 3_600_000, cacheScope: "public" };
-
-/**
- * The eras as data: the methods each serves, the methods whose results may be cached, and the
- * fields it adds to every result. 2026-07-28 removed initialize and ping (changelog items 2, 5).
- */
-const ERAS = {
-  legacy: {
-    methods: new Set(["initialize", "ping", "server/discover", "tools/list", "tools/call"]),
-    cached: new Set<string>(),
-    resultFields: {},
-  },
-  modern: {
-    methods: new Set(["server/discover", "tools/list", "tools/call"]),
-    cached: new Set(["tools/list"]),
-    resultFields: MODERN_FIELDS,
-  },
-};
 
 /** JSON-RPC 2.0 §5.1 error codes, and MCP's (2026-07-28 basic/index §Error Codes). */
 const PARSE_ERROR = -32700;
@@ -130,11 +114,17 @@ const UNSUPPORTED_PROTOCOL_VERSION = -32022;
  * string (about 512 Mi characters). */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
-/** JSON's whitespace: only these make a line blank (RFC 8259 §2), unlike String.trim(). */
+/** Whether a line holds only JSON's four whitespace characters (RFC 8259 §2), which String's
+ * trim() would widen to U+00A0, U+2028 and more. */
 const BLANK_LINE = /^[ \t\n\r]*$/;
 
-/** The start of a JSON text cut short at a line break, as a pretty-printed message arrives. */
-const CUT_AT_LINE_BREAK = /^[ \t\r]*[[{].*[[{,][ \t\r]*$/;
+/** A line that is a lone "{" or "[": the first piece of a pretty-printed message. */
+const OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
+
+/** Reads a line's bytes as the UTF-8 that JSON text must be (RFC 8259 §8.1): `fatal` makes
+ * bytes that are not UTF-8 an error rather than U+FFFD, and a BOM that starts the line, which
+ * PowerShell puts before what it pipes, is skipped, as §8.1 allows. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Whether a value is a JSON object: not null, not an array. */
 function isObject(value: unknown): value is JSONObject {
@@ -146,78 +136,75 @@ function isFiniteNumber(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value);
 }
 
-/** A tool's answer, as text. */
-function toolResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }] };
-}
-
-/** A tool execution error: a result the model reads (2025-11-25 server/tools §Error Handling). */
-function toolError(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
+/** A tool's answer as text; `isError` marks a tool execution error, a result the model reads
+ * rather than a protocol error (2025-11-25 server/tools §Error Handling). */
+function toolResult(text: string, isError: boolean): CallToolResult {
+  const content: CallToolResult["content"] = [{ type: "text", text }];
+  return isError ? { content, isError } : { content };
 }
 
 /** The tools we offer: tools/list shows each without its handler, tools/call runs it. */
-const TOOLS: Tool[] = [
-  {
-    name: "add",
-    description: "Add two numbers",
-    inputSchema: {
-      type: "object",
-      properties: {
-        a: { type: "number", description: "The first number" },
-        b: { type: "number", description: "The second number" },
-      },
-      required: ["a", "b"],
+const TOOLS: Tool[] = [{
+  name: "add",
+  description: "Add two numbers",
+  inputSchema: {
+    type: "object",
+    properties: {
+      a: { type: "number", description: "The first number" },
+      b: { type: "number", description: "The second number" },
     },
-    // The schema has made sure a and b are numbers; it cannot say "finite", and 1e400 is
-    // Infinity by the time JSON.parse is done with it.
-    handler: ({ a, b }) => {
-      if (!isFiniteNumber(a)) return toolError('Invalid arguments: "a" must be a finite number');
-      if (!isFiniteNumber(b)) return toolError('Invalid arguments: "b" must be a finite number');
-      const sum = a + b;
-      if (!isFiniteNumber(sum)) return toolError(`Invalid arguments: ${a} + ${b} is out of range`);
-      return toolResult(`${a} + ${b} = ${sum}`);
-    },
+    required: ["a", "b"],
   },
-];
+  // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
+  // reads 1e400 as Infinity; nor can it say that the sum must fit.
+  handler: ({ a, b }) => {
+    if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
+    if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
+    const sum = a + b;
+    if (!isFiniteNumber(sum)) return toolResult(`Invalid arguments: ${a} + ${b} overflows`, true);
+    return toolResult(`${a} + ${b} = ${sum}`, false);
+  },
+}];
 
-/** Whether a value has a JSON Schema type; a type this checker does not know is let through. */
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case "number": return typeof value === "number";
-    case "integer": return Number.isInteger(value);
-    case "string": return typeof value === "string";
-    case "boolean": return typeof value === "boolean";
-    case "object": return isObject(value);
-    case "array": return Array.isArray(value);
-    default: return true;
-  }
+/** The JSON Schema types a JSON value has: an integer is both "integer" and "number". */
+function jsonTypes(value: unknown): string[] {
+  if (Array.isArray(value)) return ["array"];
+  if (value === null) return ["null"];
+  if (Number.isInteger(value)) return ["integer", "number"];
+  return [typeof value];
 }
 
 /** What is wrong with a tool's arguments by its inputSchema, or undefined when nothing is. */
-function checkArguments(schema: InputSchema, args: JSONObject): string | undefined {
-  // Checked at run time: the schema is a promise the client may not keep, and "1" + 2 is "12".
-  for (const name of schema.required ?? []) {
-    if (!Object.hasOwn(args, name)) return `"${name}" is required`;
-  }
+function checkArguments(schema: Tool["inputSchema"], args: JSONObject): string | undefined {
+  // Checked here: the schema is a promise the client may not keep, and "1" + 2 is "12".
+  const missing = schema.required?.find((name) => !Object.hasOwn(args, name));
+  if (missing !== undefined) return `"${missing}" is required`;
   for (const [name, { type }] of Object.entries(schema.properties)) {
-    const article = type === "integer" || type === "object" || type === "array" ? "an" : "a";
-    if (Object.hasOwn(args, name) && !hasType(args[name], type)) {
-      return `"${name}" must be ${article} ${type}`;
-    }
+    const article = /^[aeiou]/.test(type) ? "an" : "a";
+    const wrong = Object.hasOwn(args, name) && !jsonTypes(args[name]).includes(type);
+    if (wrong) return `"${name}" must be ${article} ${type}`;
   }
   return undefined;
 }
 
-/** A protocol error, as the outcome of a request (JSON-RPC 2.0 §5.1). */
+/** A protocol error in place of a result: the one place an error object is made. */
 function failure(code: number, message: string, data?: unknown): { error: ErrorObject } {
-  const error: ErrorObject = data === undefined ? { code, message } : { code, message, data };
-  return { error };
+  return { error: data === undefined ? { code, message } : { code, message, data } };
 }
 
-/** A response: the only place one is built. */
+/** A response to a request, or to a message we could not read: the one place one is made. */
 function response(id: RequestId | null, outcome: Outcome): JSONRPCResponse {
   return { jsonrpc: "2.0", id, ...outcome };
+}
+
+/** A -32600 error: the message is not a valid request, notification or response. */
+function invalidRequest(reason: string): { error: ErrorObject } {
+  return failure(INVALID_REQUEST, `Invalid Request: ${reason}`);
+}
+
+/** A -32602 error: the request's params are not what its method takes. */
+function invalidParams(reason: string): { error: ErrorObject } {
+  return failure(INVALID_PARAMS, `Invalid params: ${reason}`);
 }
 
 /** Writes one line of log to stderr, never to stdout. */
@@ -225,56 +212,57 @@ function log(text: string): void {
   process.stderr.write(`[server] ${text}\n`);
 }
 
-/** An untrusted value for the log, on one line: strings quoted with every control character
- * escaped, anything else by its type. */
+/** An untrusted value for the log, on one line: a string quoted with every control character
+ * escaped (JSON.stringify leaves DEL, C1 and U+2028/9 raw), anything else by its type. */
 function show(value: unknown): string {
   if (typeof value !== "string") return `(${typeof value})`;
-  // JSON.stringify escapes C0 controls; DEL, C1 controls and U+2028/9 would pass raw.
   const escape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
   return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
 }
 
+/** Logs who is calling: from initialize's params, or from a modern request's `_meta`. */
+function logClient(method: string, clientInfo: unknown, protocolVersion: unknown): void {
+  const client = isObject(clientInfo) ? clientInfo : {};
+  const who = `${show(client.name)} ${show(client.version)}`;
+  log(`${method}: client=${who} protocol=${show(protocolVersion)}`);
+}
+
 /** initialize: the client's version if we speak it, else our newest (§Version Negotiation). */
 function initialize(params: JSONObject): Outcome {
-  const client = isObject(params.clientInfo) ? params.clientInfo : {};
-  const asked = params.protocolVersion;
-  log(`initialize: client=${show(client.name)} ${show(client.version)} protocol=${show(asked)}`);
-  const protocolVersion = LEGACY_VERSIONS.find((version) => version === asked) ?? LEGACY_VERSIONS[0];
+  logClient("initialize", params.clientInfo, params.protocolVersion);
+  const asked = LEGACY_VERSIONS.find((version) => version === params.protocolVersion);
+  const protocolVersion = asked ?? LEGACY_VERSIONS[0];
   return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
 }
 
 /**
  * server/discover: what we speak and offer. A modern client sends it first and never sends
- * initialize, so we log who it is from `_meta` here. It is answered the same in either era,
- * so that any client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
+ * initialize, so we log who it is here. It is answered the same in either era, so that any
+ * client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
  */
 function discover(params: JSONObject): Outcome {
   const meta = isObject(params._meta) ? params._meta : {};
-  const client = isObject(meta[CLIENT_INFO_KEY]) ? meta[CLIENT_INFO_KEY] : {};
-  const asked = show(meta[PROTOCOL_VERSION_KEY]);
-  log(`server/discover: client=${show(client.name)} ${show(client.version)} protocol=${asked}`);
+  logClient("server/discover", meta[CLIENT_INFO_KEY], meta[PROTOCOL_VERSION_KEY]);
   const offer = { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES };
   return { result: { ...offer, ...CACHE_HINTS, ...MODERN_FIELDS } };
-}
-
-/** tools/list: each tool's definition, without its handler. */
-function listTools(): Outcome {
-  const tools = TOOLS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }));
-  return { result: { tools } };
 }
 
 /** tools/call: a call we cannot route is a protocol error; bad arguments are a tool error
  * (2025-11-25 server/tools §Error Handling). */
 function callTool(params: JSONObject): Outcome {
-  const name = params.name;
-  const args = params.arguments === undefined ? {} : params.arguments;
-  if (typeof name !== "string") return failure(INVALID_PARAMS, 'Invalid params: "name" must be a string');
-  if (!isObject(args)) return failure(INVALID_PARAMS, 'Invalid params: "arguments" must be an object');
+  const { name, arguments: args = {} } = params;
+  if (typeof name !== "string") return invalidParams('"name" must be a string');
+  if (!isObject(args)) return invalidParams('"arguments" must be an object');
   const tool = TOOLS.find((candidate) => candidate.name === name);
   if (tool === undefined) return failure(INVALID_PARAMS, `Unknown tool: ${name}`);
   const problem = checkArguments(tool.inputSchema, args);
-  if (problem !== undefined) return { result: toolError(`Invalid arguments: ${problem}`) };
+  if (problem !== undefined) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
   return { result: tool.handler(args) };
+}
+
+/** tools/list: each tool's definition, without its handler. */
+function listTools(): Outcome {
+  return { result: { tools: TOOLS.map(({ handler, ...definition }) => definition) } };
 }
 
 /** The JSON-RPC methods we serve, by name: the dispatch table. */
@@ -286,48 +274,48 @@ const METHODS: { [method: string]: (params: JSONObject) => Outcome } = {
   "tools/call": callTool,
 };
 
-/** The `_meta` of a request's params, or an empty object when it has none. */
-function metaOf(params: JSONObject): JSONObject {
-  return isObject(params._meta) ? params._meta : {};
-}
+/**
+ * The eras as data: the methods each serves, those whose results it marks as cacheable, and the
+ * fields it adds to every result. 2026-07-28 removed initialize and ping (changelog items 2, 5).
+ */
+const ERAS: { [era in Era]: { methods: string[]; cached: string[]; fields: JSONObject } } = {
+  legacy: { methods: Object.keys(METHODS), cached: [], fields: {} },
+  modern: { methods: ["server/discover", "tools/list", "tools/call"], cached: ["tools/list"],
+    fields: MODERN_FIELDS },
+};
 
 /**
- * Which era a request is in, or the protocol error that stops it. A modern request is checked
- * on its own, with no handshake (2026-07-28 basic/versioning, basic/index §_meta); a legacy
- * version named in `_meta` is served as legacy, as if agreed at initialize.
+ * The era of a request, or the protocol error that stops it. A request that names no version,
+ * or a legacy one, is legacy, as if agreed at initialize (we keep no state to check); a modern
+ * one is checked on its own, with no handshake (2026-07-28 basic/versioning, basic/index §_meta).
  */
-function eraOf(params: JSONObject): { era: Era } | { error: ErrorObject } {
-  const meta = metaOf(params);
+function eraOf(params: JSONObject): Era | { error: ErrorObject } {
+  const meta = isObject(params._meta) ? params._meta : {};
   const version = meta[PROTOCOL_VERSION_KEY];
   const legacy = version === undefined || LEGACY_VERSIONS.some((known) => known === version);
-  if (legacy) return { era: "legacy" };
-  if (typeof version !== "string") {
-    return failure(INVALID_PARAMS, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] must be a string`);
-  }
+  if (legacy) return "legacy";
+  if (typeof version !== "string") return invalidParams(`${PROTOCOL_VERSION_KEY} must be a string`);
   if (version !== MODERN_VERSION) {
     const data = { supported: SUPPORTED_VERSIONS, requested: version };
     return failure(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data);
   }
-  if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) {
-    return failure(INVALID_PARAMS, `Invalid params: _meta["${CLIENT_CAPABILITIES_KEY}"] is required`);
-  }
-  return { era: "modern" };
+  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
+  if (!isObject(capabilities)) return invalidParams(`${CLIENT_CAPABILITIES_KEY} is required`);
+  return "modern";
 }
 
-/** Serves a request: its era decides which methods exist and what each result carries. */
-function serve(request: JSONRPCRequest): Outcome {
-  const checked = eraOf(request.params);
-  if ("error" in checked) return checked;
-  const rules = ERAS[checked.era];
-  const method = request.method;
+/** Serves a request: its era decides which methods there are and what each result carries. */
+function serve({ method, params }: JSONRPCRequest): Outcome {
+  const era = eraOf(params);
+  if (typeof era !== "string") return era;
   const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
-  if (handler === undefined || !rules.methods.has(method)) {
+  if (handler === undefined || !ERAS[era].methods.includes(method)) {
     return failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
-  const outcome = handler(request.params);
+  const outcome = handler(params);
   if ("error" in outcome) return outcome;
-  const hints = rules.cached.has(method) ? CACHE_HINTS : {};
-  return { result: { ...outcome.result, ...hints, ...rules.resultFields } };
+  const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
+  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
 }
 
 /** Whether a value can be a request id: a string or an integer (MCP basic §Requests). */
@@ -342,48 +330,43 @@ function classify(value: unknown): Message {
   // A response, well-formed or not, is never answered: its id numbers a request of ours.
   const answers = Object.hasOwn(value, "result") || Object.hasOwn(value, "error");
   if (answers && !Object.hasOwn(value, "method")) return { kind: "response" };
-  // An error names the request's id when it can be read, else null (JSON-RPC 2.0 §5; MCP's
-  // schema would leave the id out, but JSON-RPC, and the article's transcript, say null).
+  // An invalid message's error names its id when one can be read, else null (JSON-RPC 2.0 §5;
+  // MCP's schema would leave the id out, but JSON-RPC and the article's transcript say null).
   const id = isRequestId(value.id) ? value.id : null;
-  const { method, params = {} } = value;
-  if (value.jsonrpc !== "2.0") return { kind: "invalid", id, reason: '"jsonrpc" must be "2.0"' };
-  if (!Object.hasOwn(value, "method")) return { kind: "invalid", id, reason: 'no "method"' };
-  if (typeof method !== "string") {
-    return { kind: "invalid", id, reason: '"method" must be a string' };
-  }
-  if (!isObject(params) && !Array.isArray(params)) {
-    return { kind: "invalid", id, reason: '"params" must be an object or an array' };
-  }
+  const invalid = (reason: string): Message => ({ kind: "invalid", id, reason });
+  const { jsonrpc, method, params = {} } = value;
+  if (jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
+  if (typeof method !== "string") return invalid('"method" must be a string');
   // JSON-RPC allows params by position; no MCP method takes them, so they read as none.
   const named = isObject(params) ? params : {};
-  if (!Object.hasOwn(value, "id")) {
-    return { kind: "notification", notification: { jsonrpc: "2.0", method, params: named } };
-  }
-  if (id === null) return { kind: "invalid", id, reason: '"id" must be a string or an integer' };
-  return { kind: "request", request: { jsonrpc: "2.0", id, method, params: named } };
+  const structured = isObject(params) || Array.isArray(params);
+  if (!structured) return invalid('"params" must be an object or an array');
+  if (!Object.hasOwn(value, "id")) return { kind: "notification", jsonrpc, method, params: named };
+  if (id === null) return invalid('"id" must be a string or an integer');
+  return { kind: "request", jsonrpc, id, method, params: named };
 }
 
-/** Acts on one JSON value: the response it gets, or undefined when it gets none. */
+/** Acts on one JSON value as its kind asks: the response it gets, or undefined for none. */
 function respond(value: unknown): JSONRPCResponse | undefined {
   const message = classify(value);
-  switch (message.kind) {
-    case "request":
-      return response(message.request.id, serve(message.request));
-    case "invalid":
-      return response(message.id, failure(INVALID_REQUEST, `Invalid Request: ${message.reason}`));
-    case "notification":
-      // A notification is never answered, known or not (JSON-RPC 2.0 §4.1).
-      if (message.notification.method === "notifications/initialized") log("client initialized");
-      return undefined;
-    case "response":
-      return undefined;
-  }
+  if (message.kind === "request") return response(message.id, serve(message));
+  if (message.kind === "invalid") return response(message.id, invalidRequest(message.reason));
+  // A notification is never answered, known or not (JSON-RPC 2.0 §4.1); nor is a response.
+  const notification = message.kind === "notification" ? message.method : undefined;
+  if (notification === "notifications/initialized") log("client initialized");
+  return undefined;
 }
 
-/** Answers one line's JSON text: one response, a batch's array of them, or undefined. */
-function answer(text: string): JSONRPCResponse | JSONRPCResponse[] | undefined {
+/** Answers one line of input: a response, a batch's array of them, or undefined for none. */
+function answer(line: Line): JSONRPCResponse | JSONRPCResponse[] | undefined {
+  if (line.kind === "too long") {
+    return response(null, invalidRequest(`line too long (${line.size} bytes)`));
+  }
   let value: unknown;
   try {
+    const text = UTF8.decode(line.bytes);
+    if (BLANK_LINE.test(text)) return undefined;
+    if (OPENING_PIECE.test(text)) log("each message must be on one line, not pretty-printed");
     value = JSON.parse(text);
   } catch {
     return response(null, failure(PARSE_ERROR, "Parse error"));
@@ -391,110 +374,71 @@ function answer(text: string): JSONRPCResponse | JSONRPCResponse[] | undefined {
   if (!Array.isArray(value)) return respond(value);
   // A batch (JSON-RPC 2.0 §6): 2025-03-26 requires us to receive them, later revisions dropped
   // them, and we accept them in any era. The answer is one array of responses, or nothing.
-  if (value.length === 0) return response(null, failure(INVALID_REQUEST, "Invalid Request: empty batch"));
+  if (value.length === 0) return response(null, invalidRequest("empty batch"));
   const responses = value.map(respond).filter((reply) => reply !== undefined);
   return responses.length === 0 ? undefined : responses;
 }
 
-/** One line of input as the line splitter hands it over: its bytes, or only its size when it
- * was too long to hold. */
-type Line = { kind: "complete"; bytes: Buffer } | { kind: "too long"; size: number };
-
 /**
  * Cuts stdin's bytes into lines at each "\n", in the shape of Deno std's TextLineStream:
- * `transform` takes a chunk and returns the lines it completes, `flush` returns a last line
- * that ended without "\n". Why not node:readline: it holds a line of any length, so one
- * client line could fill our memory; it decodes as it goes, turning bytes that are not UTF-8
- * into U+FFFD before we could refuse them; and it hands lines over one by one, where we
- * answer all of a chunk's lines in one write. The cap applies to one line while we wait for
- * its "\n": past MAX_LINE_BYTES its bytes are let go as they come, and the line is answered
- * with one error when it ends.
+ * `transform` takes a chunk and returns the lines it completes, `flush` returns a last line that
+ * ended without one. Why not node:readline: it holds a line of any length, so one client line
+ * could fill our memory; it decodes as it reads, so bytes that are not UTF-8 would reach us as
+ * U+FFFD; and it hands lines over one at a time, where we answer all of a chunk's lines in one
+ * write. The cap is on one line while we wait for its "\n": past MAX_LINE_BYTES no more of it is
+ * held, and when it ends it is answered with one error.
  */
 class LineSplitter {
-  /** The start of the line whose "\n" has not come yet, as the pieces it came in. */
+  /** The line whose "\n" has not come yet, as the pieces it came in. */
   #pieces: Buffer[] = [];
-  /** The bytes that line has had so far, still counted once they are let go. */
+  /** Its length so far, in bytes, including any that were not held. */
   #size = 0;
 
   /** Returns the lines a chunk completes, without their "\n". */
   transform(chunk: Buffer): Line[] {
     const lines: Line[] = [];
     let start = 0;
-    let end = chunk.indexOf(0x0a);
-    while (end !== -1) {
+    for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
       this.#hold(chunk.subarray(start, end));
       lines.push(this.#take());
       start = end + 1;
-      end = chunk.indexOf(0x0a, start);
     }
     this.#hold(chunk.subarray(start));
     return lines;
   }
 
-  /** Returns the last line, when the input ended after it without a "\n". */
+  /** Returns the last line, if the input ended after it without a "\n". */
   flush(): Line[] {
     return this.#size === 0 ? [] : [this.#take()];
   }
 
-  /** Adds a piece to the line being read, or lets it go once the line is too long to hold. */
+  /** Adds a piece to the line, holding its bytes only while the line is within the cap. */
   #hold(piece: Buffer): void {
     this.#size += piece.length;
-    if (this.#size > MAX_LINE_BYTES) this.#pieces = [];
-    else this.#pieces.push(piece);
+    if (this.#size <= MAX_LINE_BYTES) this.#pieces.push(piece);
   }
 
-  /** Ends the line being read and hands it over. */
+  /** Ends the line and hands it over. */
   #take(): Line {
     const size = this.#size;
-    const line: Line = size > MAX_LINE_BYTES
-      ? { kind: "too long", size }
-      : { kind: "complete", bytes: Buffer.concat(this.#pieces) };
+    const bytes = Buffer.concat(this.#pieces);
     this.#pieces = [];
     this.#size = 0;
-    return line;
+    return size > MAX_LINE_BYTES ? { kind: "too long", size } : { kind: "complete", bytes };
   }
 }
 
 // ---- I/O: lines in on stdin, replies out on stdout, logs on stderr ----
 
-/** Reads a line's bytes as UTF-8, which JSON text must be (RFC 8259 §8.1); `fatal` makes bytes
- * that are not UTF-8 an error instead of U+FFFD. A BOM at the line's start is skipped, as
- * §8.1 allows: PowerShell puts one before what it pipes. */
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 const splitter = new LineSplitter();
-
-/** Whether stderr has said that a message must fit on one line: it says so once. */
-let toldOneLine = false;
-
-/** The reply to one line of input, as JSON text ending in "\n", or undefined for none. */
-function replyTo(line: Line): string | undefined {
-  if (line.kind === "too long") {
-    const error = failure(INVALID_REQUEST, `Invalid Request: line too long (${line.size} bytes)`);
-    return `${JSON.stringify(response(null, error))}\n`;
-  }
-  let text: string;
-  try {
-    text = decoder.decode(line.bytes);
-  } catch {
-    return `${JSON.stringify(response(null, failure(PARSE_ERROR, "Parse error")))}\n`;
-  }
-  if (BLANK_LINE.test(text)) return undefined;
-  const reply = answer(text);
-  const unparsed = reply !== undefined && "error" in reply && reply.error.code === PARSE_ERROR;
-  if (unparsed && !toldOneLine && CUT_AT_LINE_BREAK.test(text)) {
-    log("a message must be on one line: pretty-printed JSON arrives as pieces (stdio transport)");
-    toldOneLine = true;
-  }
-  return reply === undefined ? undefined : `${JSON.stringify(reply)}\n`;
-}
 
 /** Writes the replies to a chunk's lines in one write; while the client is not reading them,
  * stops reading its requests (backpressure). */
 function send(lines: Line[]): void {
-  const replies = lines.map(replyTo).filter((reply) => reply !== undefined);
+  const replies = lines.map(answer).filter((reply) => reply !== undefined);
   if (replies.length === 0) return;
-  const flowing = process.stdout.write(replies.join(""));
+  const text = replies.map((reply) => `${JSON.stringify(reply)}\n`).join("");
+  const flowing = process.stdout.write(text);
   if (!flowing) {
     process.stdin.pause();
     process.stdout.once("drain", () => process.stdin.resume());
@@ -503,7 +447,7 @@ function send(lines: Line[]): void {
 
 process.stdin.on("data", (chunk: Buffer) => send(splitter.transform(chunk)));
 // The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line,
-// and exit once stdout is written, even while a stderr nobody reads holds our logs back.
+// and exit once stdout is written, even while a stderr nobody reads still holds logs back.
 // SIGINT and SIGTERM keep their default: exit at once.
 process.stdin.on("end", () => {
   send(splitter.flush());
