@@ -32,27 +32,29 @@ function toolResult(text, isError) {
   const content = [{ type: "text", text }];
   return isError ? { content, isError } : { content };
 }
-var TOOLS = [{
-  name: "add",
-  description: "Add two numbers",
-  inputSchema: {
-    type: "object",
-    properties: {
-      a: { type: "number", description: "The first number" },
-      b: { type: "number", description: "The second number" }
+var TOOLS = [
+  {
+    name: "add",
+    description: "Add two numbers",
+    inputSchema: {
+      type: "object",
+      properties: {
+        a: { type: "number", description: "The first number" },
+        b: { type: "number", description: "The second number" }
+      },
+      required: ["a", "b"]
     },
-    required: ["a", "b"]
-  },
-  // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
-  // reads 1e400 as Infinity; nor can it say that the sum must fit.
-  handler: ({ a, b }) => {
-    if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
-    if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
-    const sum = a + b;
-    if (!isFiniteNumber(sum)) return toolResult(`Invalid arguments: ${a} + ${b} overflows`, true);
-    return toolResult(`${a} + ${b} = ${sum}`, false);
+    // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
+    // reads 1e400 as Infinity; nor can it say that the sum must fit.
+    handler: ({ a, b }) => {
+      if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
+      if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
+      const sum = a + b;
+      if (!isFiniteNumber(sum)) return toolResult(`Invalid arguments: ${a} + ${b} overflows`, true);
+      return toolResult(`${a} + ${b} = ${sum}`, false);
+    }
   }
-}];
+];
 function jsonTypes(value) {
   if (Array.isArray(value)) return ["array"];
   if (value === null) return ["null"];
@@ -140,13 +142,15 @@ function eraOf(params) {
   const version = meta[PROTOCOL_VERSION_KEY];
   const legacy = version === void 0 || LEGACY_VERSIONS.some((known) => known === version);
   if (legacy) return "legacy";
-  if (typeof version !== "string") return invalidParams(`${PROTOCOL_VERSION_KEY} must be a string`);
+  const named = `_meta["${PROTOCOL_VERSION_KEY}"]`;
+  if (typeof version !== "string") return invalidParams(`${named} must be a string`);
   if (version !== MODERN_VERSION) {
     const data = { supported: SUPPORTED_VERSIONS, requested: version };
     return failure(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data);
   }
   const capabilities = meta[CLIENT_CAPABILITIES_KEY];
-  if (!isObject(capabilities)) return invalidParams(`${CLIENT_CAPABILITIES_KEY} is required`);
+  const required = `_meta["${CLIENT_CAPABILITIES_KEY}"] is required`;
+  if (!isObject(capabilities)) return invalidParams(required);
   return "modern";
 }
 function serve({ method, params }) {
