@@ -182,8 +182,8 @@ function checkArguments(schema: Tool["inputSchema"], args: JSONObject): string |
   const missing = schema.required?.find((name) => !Object.hasOwn(args, name));
   if (missing !== undefined) return `"${missing}" is required`;
   for (const [name, { type }] of Object.entries(schema.properties)) {
-    const article = /^[aeiou]/.test(type) ? "an" : "a";
     const wrong = Object.hasOwn(args, name) && !jsonTypes(args[name]).includes(type);
+    const article = /^[aeiou]/.test(type) ? "an" : "a";
     if (wrong) return `"${name}" must be ${article} ${type}`;
   }
   return undefined;
@@ -366,13 +366,18 @@ function answer(line: Line): JSONRPCResponse | JSONRPCResponse[] | undefined {
   if (line.kind === "too long") {
     return response(null, invalidRequest(`line too long (${line.size} bytes)`));
   }
+  let text: string;
+  try {
+    text = UTF8.decode(line.bytes);
+  } catch {
+    return response(null, failure(PARSE_ERROR, "Parse error"));
+  }
+  if (BLANK_LINE.test(text)) return undefined;
   let value: unknown;
   try {
-    const text = UTF8.decode(line.bytes);
-    if (BLANK_LINE.test(text)) return undefined;
-    if (OPENING_PIECE.test(text)) log("each message must be on one line, not pretty-printed");
     value = JSON.parse(text);
   } catch {
+    if (OPENING_PIECE.test(text)) log("each message must be on one line, not pretty-printed");
     return response(null, failure(PARSE_ERROR, "Parse error"));
   }
   if (!Array.isArray(value)) return respond(value);

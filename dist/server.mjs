@@ -65,8 +65,8 @@ function checkArguments(schema, args) {
   const missing = schema.required?.find((name) => !Object.hasOwn(args, name));
   if (missing !== void 0) return `"${missing}" is required`;
   for (const [name, { type }] of Object.entries(schema.properties)) {
-    const article = /^[aeiou]/.test(type) ? "an" : "a";
     const wrong = Object.hasOwn(args, name) && !jsonTypes(args[name]).includes(type);
+    const article = /^[aeiou]/.test(type) ? "an" : "a";
     if (wrong) return `"${name}" must be ${article} ${type}`;
   }
   return void 0;
@@ -196,13 +196,18 @@ function answer(line) {
   if (line.kind === "too long") {
     return response(null, invalidRequest(`line too long (${line.size} bytes)`));
   }
+  let text;
+  try {
+    text = UTF8.decode(line.bytes);
+  } catch {
+    return response(null, failure(PARSE_ERROR, "Parse error"));
+  }
+  if (BLANK_LINE.test(text)) return void 0;
   let value;
   try {
-    const text = UTF8.decode(line.bytes);
-    if (BLANK_LINE.test(text)) return void 0;
-    if (OPENING_PIECE.test(text)) log("each message must be on one line, not pretty-printed");
     value = JSON.parse(text);
   } catch {
+    if (OPENING_PIECE.test(text)) log("each message must be on one line, not pretty-printed");
     return response(null, failure(PARSE_ERROR, "Parse error"));
   }
   if (!Array.isArray(value)) return respond(value);
