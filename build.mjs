@@ -42,7 +42,12 @@ export async function bundle(entry, outfile, prelude = "") {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const outdir = process.argv[2] ?? "dist";
   await mkdir(outdir, { recursive: true });
-  for (const name of ["server", "wrap"].filter((entry) => existsSync(`${entry}.ts`))) {
+  for (const name of ["server", "wrap"]) {
+    // A missing entry fails the build: skipping it would leave a stale or missing dist file.
+    if (!existsSync(`${name}.ts`)) {
+      console.error(`build: ${name}.ts is missing; nothing was built from it`);
+      process.exit(1);
+    }
     const outfile = join(outdir, `${name}.mjs`);
     const foreign = await bundle(`${name}.ts`, outfile);
     if (foreign.length > 0) {

@@ -1,22 +1,26 @@
 /**
  * server.ts — an MCP server over stdio in one file, with no SDK and no dependencies.
  *
- * The wire (MCP basic/transports/stdio): the client starts this process, writes
- * JSON-RPC 2.0 messages to its stdin one per line, and reads ours from stdout one
- * per line. stdout carries nothing but those messages; logs go to stderr.
+ * The wire (MCP basic/transports §stdio): the client starts this process, writes JSON-RPC 2.0
+ * messages to its stdin one per line, and reads ours from stdout one per line. stdout carries
+ * nothing but those messages; logs go to stderr.
  *
- * JSON-RPC has three kinds of message. A request has an id and a method, and always
- * gets exactly one response. A notification has a method and no id, and never gets
- * one. A response has an id and a result or an error; we send no requests, so any
- * response we receive is ignored. Errors come in two layers: protocol errors are
- * JSON-RPC error objects (bad JSON, unknown method, bad params), and a tool that
- * fails returns an ordinary result with `isError: true`, which the model can read.
+ * JSON-RPC has three kinds of message. A request has an id and a method, and always gets
+ * exactly one response. A notification has a method and no id, and never gets one. A
+ * response has an id and a result or an error; we send no requests, so any response we
+ * receive is ignored. Errors come in two layers: protocol errors are JSON-RPC error objects
+ * (bad JSON, unknown method, bad params), and a tool that fails returns an ordinary result
+ * with `isError: true`, which the model can read.
  *
  * Two protocol eras share one dispatch table:
- * - legacy (2024-11-05 to 2025-11-25): the client opens with `initialize`, we answer
- *   with the version we will speak, and later requests carry no version;
- * - modern (2026-07-28): no handshake; every request names its version in
- *   `params._meta`, and every result says `resultType: "complete"` and who we are.
+ * - legacy (2024-11-05 to 2025-11-25): the client opens with `initialize`, we answer with the
+ *   version we will speak, and later requests carry no version;
+ * - modern (2026-07-28): no handshake; every request names its version in `params._meta`,
+ *   and every result says `resultType: "complete"` and who we are.
+ *
+ * The file reads top to bottom: types, constants, the tools, then how one message is
+ * classified and answered, then how stdin is cut into lines, and the I/O at the very end.
+ * To add a tool, add an entry to TOOLS: tools/list and tools/call both read it.
  */
 import process from "node:process";
 
@@ -26,25 +30,55 @@ type RequestId = string | number;
 /** A JSON object, as MCP params and results are. */
 type JSONObject = { [key: string]: unknown };
 
-/** A JSON-RPC error object (JSON-RPC 2.0 §5.1). */
-type JSONRPCError = { code: number; message: string; data?: unknown };
+/** The error object of a failed response (JSON-RPC 2.0 §5.1). */
+type ErrorObject = { code: number; message: string; data?: unknown };
+
+/** A request: it has an id, and gets exactly one response (JSON-RPC 2.0 §4). */
+type JSONRPCRequest = { jsonrpc: "2.0"; id: RequestId; method: string; params: JSONObject };
+
+/** A notification: no id, and never a response (JSON-RPC 2.0 §4.1). */
+type JSONRPCNotification = { jsonrpc: "2.0"; method: string; params: JSONObject };
 
 /** What serving a request comes to: a result, or a protocol error in its place. */
-type Outcome = { result: JSONObject } | { error: JSONRPCError };
+type Outcome = { result: JSONObject } | { error: ErrorObject };
 
-/** A response: the request's id (null when none could be read) and its outcome (JSON-RPC 2.0 §5). */
+/** A response: the request's id, null when it could not be read (JSON-RPC 2.0 §5). */
 type JSONRPCResponse = { jsonrpc: "2.0"; id: RequestId | null } & Outcome;
+
+/** A JSON value from the wire, classified once as the kind of message it is, or as invalid. */
+type Message =
+  | ({ kind: "request" } & JSONRPCRequest)
+  | ({ kind: "notification" } & JSONRPCNotification)
+  | { kind: "response" }
+  | { kind: "invalid"; id: RequestId | null; reason: string };
 
 /** Which protocol era a request belongs to. */
 type Era = "legacy" | "modern";
 
-/** A method's handler: the request's params in, an outcome out. */
-type Handler = (params: JSONObject, era: Era) => Outcome;
+/** What a tool returns to the model (2025-11-25 server/tools §Tool Result). */
+type CallToolResult = { content: { type: "text"; text: string }[]; isError?: boolean };
+
+/** A tool: its definition as tools/list shows it, and the handler tools/call runs. */
+type Tool = {
+  name: string;
+  description: string;
+  /** The JSON Schema of its arguments; checkArguments reads `type` and `required`. */
+  inputSchema: {
+    type: "object";
+    properties: { [name: string]: { type: string; description?: string } };
+    required?: string[];
+  };
+  handler: (args: JSONObject) => CallToolResult;
+};
+
+/** One line of input as the line splitter hands it over: its bytes, or its size alone when it
+ * was too long to hold. */
+type Line = { kind: "complete"; bytes: Buffer } | { kind: "too long"; size: number };
 
 /** Who we are, in `initialize` results and modern results' `_meta`. */
 const SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
 
-/** Handshake-era versions we speak, newest first (2025-11-25 basic/lifecycle §Version Negotiation). */
+/** Handshake-era versions we speak, newest first (basic/lifecycle §Version Negotiation). */
 const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
 
 /** The stateless revision, whose requests carry their version (2026-07-28 basic/versioning). */
@@ -57,40 +91,235 @@ const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+/** The reserved `_meta` key of a modern result that names the server. */
+const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 
 /** What we offer: tools, and nothing else. */
 const CAPABILITIES = { tools: {} };
 
-/** Fields every modern result carries (2026-07-28 basic/index §ResultType and §_meta). */
-const MODERN_FIELDS = { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
+/** What every modern result carries (2026-07-28 basic/index §ResultType and §_meta). */
+const MODERN_FIELDS = { resultType: "complete", _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
 
-/** Caching hints for server/discover and tools/list (2026-07-28 server/utilities/caching): our tools never change and hold nothing private. */
+/** Caching hints (2026-07-28 server/utilities/caching): our tools never change, hold no secret. */
 const CACHE_HINTS = { ttlMs: 3_600_000, cacheScope: "public" };
 
-/** JSON-RPC 2.0 §5.1 error codes, and MCP's UnsupportedProtocolVersion (2026-07-28 basic/index §Error Codes). */
+/** JSON-RPC 2.0 §5.1 error codes, and MCP's (2026-07-28 basic/index §Error Codes). */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-/** The longest line we hold: far beyond any real message, far below V8's longest string (~512 MiB). */
-const MAX_LINE_LENGTH = 64 * 1024 * 1024;
+/** The longest line we hold, in bytes: far beyond any real message, far below V8's longest
+ * string (about 512 Mi characters). */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
-/** The tools we offer, as tools/list returns them. */
-const TOOLS = [{
-  name: "add",
-  description: "Add two numbers",
-  inputSchema: {
-    type: "object",
-    properties: { a: { type: "number", description: "The first number" }, b: { type: "number", description: "The second number" } },
-    required: ["a", "b"],
-  },
-}];
+/** Whether a line holds only JSON's four whitespace characters (RFC 8259 §2), which String's
+ * trim() would widen to U+00A0, U+2028 and more. */
+const BLANK_LINE = /^[ \t\n\r]*$/;
+
+/** A line that is a lone "{" or "[": the first piece of a pretty-printed message. */
+const OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
+
+/** Reads a line's bytes as the UTF-8 that JSON text must be (RFC 8259 §8.1): `fatal` makes
+ * bytes that are not UTF-8 an error rather than U+FFFD, and a BOM that starts the line, which
+ * PowerShell puts before what it pipes, is skipped, as §8.1 allows. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Whether a value is a JSON object: not null, not an array. */
 function isObject(value: unknown): value is JSONObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a value is a number that is neither infinite nor NaN. */
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+/** A tool's answer as text; `isError` marks a tool execution error, a result the model reads
+ * rather than a protocol error (2025-11-25 server/tools §Error Handling). */
+function toolResult(text: string, isError: boolean): CallToolResult {
+  const content: CallToolResult["content"] = [{ type: "text", text }];
+  return isError ? { content, isError } : { content };
+}
+
+/** The tools we offer: tools/list shows each without its handler, tools/call runs it. */
+const TOOLS: Tool[] = [
+  {
+    name: "add",
+    description: "Add two numbers",
+    inputSchema: {
+      type: "object",
+      properties: {
+        a: { type: "number", description: "The first number" },
+        b: { type: "number", description: "The second number" },
+      },
+      required: ["a", "b"],
+    },
+    // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
+    // reads 1e400 as Infinity; nor can it say that the sum must fit.
+    handler: ({ a, b }) => {
+      if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
+      if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
+      const sum = a + b;
+      if (!isFiniteNumber(sum)) return toolResult(`Invalid arguments: ${a} + ${b} overflows`, true);
+      return toolResult(`${a} + ${b} = ${sum}`, false);
+    },
+  },
+];
+
+/** The JSON Schema types a JSON value has: an integer is both "integer" and "number". */
+function jsonTypes(value: unknown): string[] {
+  if (Array.isArray(value)) return ["array"];
+  if (value === null) return ["null"];
+  if (Number.isInteger(value)) return ["integer", "number"];
+  return [typeof value];
+}
+
+/** What is wrong with a tool's arguments by its inputSchema, or undefined when nothing is. */
+function checkArguments(schema: Tool["inputSchema"], args: JSONObject): string | undefined {
+  // Checked here: the schema is a promise the client may not keep, and "1" + 2 is "12".
+  const missing = schema.required?.find((name) => !Object.hasOwn(args, name));
+  if (missing !== undefined) return `"${missing}" is required`;
+  for (const [name, { type }] of Object.entries(schema.properties)) {
+    const wrong = Object.hasOwn(args, name) && !jsonTypes(args[name]).includes(type);
+    const article = /^[aeiou]/.test(type) ? "an" : "a";
+    if (wrong) return `"${name}" must be ${article} ${type}`;
+  }
+  return undefined;
+}
+
+/** A protocol error in place of a result: the one place an error object is made. */
+function failure(code: number, message: string, data?: unknown): { error: ErrorObject } {
+  return { error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+/** A response to a request, or to a message we could not read: the one place one is made. */
+function response(id: RequestId | null, outcome: Outcome): JSONRPCResponse {
+  return { jsonrpc: "2.0", id, ...outcome };
+}
+
+/** A -32600 error: the message is not a valid request, notification or response. */
+function invalidRequest(reason: string): { error: ErrorObject } {
+  return failure(INVALID_REQUEST, `Invalid Request: ${reason}`);
+}
+
+/** A -32602 error: the request's params are not what its method takes. */
+function invalidParams(reason: string): { error: ErrorObject } {
+  return failure(INVALID_PARAMS, `Invalid params: ${reason}`);
+}
+
+/** Writes one line of log to stderr, never to stdout. */
+function log(text: string): void {
+  process.stderr.write(`[server] ${text}\n`);
+}
+
+/** An untrusted value for the log, on one line: a string quoted with every control character
+ * escaped (JSON.stringify leaves DEL, C1 and U+2028/9 raw), anything else by its type. */
+function show(value: unknown): string {
+  if (typeof value !== "string") return `(${typeof value})`;
+  const escape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
+}
+
+/** Logs who is calling: from initialize's params, or from a modern request's `_meta`. */
+function logClient(method: string, clientInfo: unknown, protocolVersion: unknown): void {
+  const client = isObject(clientInfo) ? clientInfo : {};
+  const who = `${show(client.name)} ${show(client.version)}`;
+  log(`${method}: client=${who} protocol=${show(protocolVersion)}`);
+}
+
+/** initialize: the client's version if we speak it, else our newest (§Version Negotiation). */
+function initialize(params: JSONObject): Outcome {
+  logClient("initialize", params.clientInfo, params.protocolVersion);
+  const asked = LEGACY_VERSIONS.find((version) => version === params.protocolVersion);
+  const protocolVersion = asked ?? LEGACY_VERSIONS[0];
+  return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
+}
+
+/**
+ * server/discover: what we speak and offer. A modern client sends it first and never sends
+ * initialize, so we log who it is here. It is answered the same in either era, so that any
+ * client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
+ */
+function discover(params: JSONObject): Outcome {
+  const meta = isObject(params._meta) ? params._meta : {};
+  logClient("server/discover", meta[CLIENT_INFO_KEY], meta[PROTOCOL_VERSION_KEY]);
+  const offer = { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES };
+  return { result: { ...offer, ...CACHE_HINTS, ...MODERN_FIELDS } };
+}
+
+/** tools/call: a call we cannot route is a protocol error; bad arguments are a tool error
+ * (2025-11-25 server/tools §Error Handling). */
+function callTool(params: JSONObject): Outcome {
+  const { name, arguments: args = {} } = params;
+  if (typeof name !== "string") return invalidParams('"name" must be a string');
+  if (!isObject(args)) return invalidParams('"arguments" must be an object');
+  const tool = TOOLS.find((candidate) => candidate.name === name);
+  if (tool === undefined) return failure(INVALID_PARAMS, `Unknown tool: ${name}`);
+  const problem = checkArguments(tool.inputSchema, args);
+  if (problem !== undefined) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
+  return { result: tool.handler(args) };
+}
+
+/** tools/list: each tool's definition, without its handler. */
+function listTools(): Outcome {
+  return { result: { tools: TOOLS.map(({ handler, ...definition }) => definition) } };
+}
+
+/** The JSON-RPC methods we serve, by name: the dispatch table. */
+const METHODS: { [method: string]: (params: JSONObject) => Outcome } = {
+  initialize,
+  ping: () => ({ result: {} }),
+  "server/discover": discover,
+  "tools/list": listTools,
+  "tools/call": callTool,
+};
+
+/**
+ * The eras as data: the methods each serves, those whose results it marks as cacheable, and the
+ * fields it adds to every result. 2026-07-28 removed initialize and ping (changelog items 2, 5).
+ */
+const ERAS: { [era in Era]: { methods: string[]; cached: string[]; fields: JSONObject } } = {
+  legacy: { methods: Object.keys(METHODS), cached: [], fields: {} },
+  modern: { methods: ["server/discover", "tools/list", "tools/call"], cached: ["tools/list"],
+    fields: MODERN_FIELDS },
+};
+
+/**
+ * The era of a request, or the protocol error that stops it. A request that names no version,
+ * or a legacy one, is legacy, as if agreed at initialize (we keep no state to check); a modern
+ * one is checked on its own, with no handshake (2026-07-28 basic/versioning, basic/index §_meta).
+ */
+function eraOf(params: JSONObject): Era | { error: ErrorObject } {
+  const meta = isObject(params._meta) ? params._meta : {};
+  const version = meta[PROTOCOL_VERSION_KEY];
+  const legacy = version === undefined || LEGACY_VERSIONS.some((known) => known === version);
+  if (legacy) return "legacy";
+  const named = `_meta["${PROTOCOL_VERSION_KEY}"]`;
+  if (typeof version !== "string") return invalidParams(`${named} must be a string`);
+  if (version !== MODERN_VERSION) {
+    const data = { supported: SUPPORTED_VERSIONS, requested: version };
+    return failure(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data);
+  }
+  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
+  const required = `_meta["${CLIENT_CAPABILITIES_KEY}"] is required`;
+  if (!isObject(capabilities)) return invalidParams(required);
+  return "modern";
+}
+
+/** Serves a request: its era decides which methods there are and what each result carries. */
+function serve({ method, params }: JSONRPCRequest): Outcome {
+  const era = eraOf(params);
+  if (typeof era !== "string") return era;
+  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (handler === undefined || !ERAS[era].methods.includes(method)) {
+    return failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+  const outcome = handler(params);
+  if ("error" in outcome) return outcome;
+  const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
+  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
 }
 
 /** Whether a value can be a request id: a string or an integer (MCP basic §Requests). */
@@ -99,182 +328,142 @@ function isRequestId(value: unknown): value is RequestId {
   return typeof value === "string" || Number.isSafeInteger(value);
 }
 
-/** A protocol error as an outcome. */
-function fail(code: number, message: string, data?: unknown): Outcome {
-  return { error: { code, message, data } };
+/** Classifies one JSON value as a request, a notification, a response, or invalid and why. */
+function classify(value: unknown): Message {
+  if (!isObject(value)) return { kind: "invalid", id: null, reason: "not a JSON object" };
+  // A response, well-formed or not, is never answered: its id numbers a request of ours.
+  const answers = Object.hasOwn(value, "result") || Object.hasOwn(value, "error");
+  if (answers && !Object.hasOwn(value, "method")) return { kind: "response" };
+  // An invalid message's error names its id when one can be read, else null (JSON-RPC 2.0 §5;
+  // MCP's schema would leave the id out, but JSON-RPC and the article's transcript say null).
+  const id = isRequestId(value.id) ? value.id : null;
+  const invalid = (reason: string): Message => ({ kind: "invalid", id, reason });
+  const { jsonrpc, method, params = {} } = value;
+  if (jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
+  if (typeof method !== "string") return invalid('"method" must be a string');
+  // JSON-RPC allows params by position; no MCP method takes them, so they read as none.
+  const named = isObject(params) ? params : {};
+  const structured = isObject(params) || Array.isArray(params);
+  if (!structured) return invalid('"params" must be an object or an array');
+  if (!Object.hasOwn(value, "id")) return { kind: "notification", jsonrpc, method, params: named };
+  if (id === null) return invalid('"id" must be a string or an integer');
+  return { kind: "request", jsonrpc, id, method, params: named };
 }
 
-/** A tool execution error: a result the model reads, not a protocol error (2025-11-25 server/tools §Error Handling). */
-function toolError(text: string): Outcome {
-  return { result: { content: [{ type: "text", text }], isError: true } };
+/** Acts on one JSON value as its kind asks: the response it gets, or undefined for none. */
+function respond(value: unknown): JSONRPCResponse | undefined {
+  const message = classify(value);
+  if (message.kind === "request") return response(message.id, serve(message));
+  if (message.kind === "invalid") return response(message.id, invalidRequest(message.reason));
+  // A notification is never answered, known or not (JSON-RPC 2.0 §4.1); nor is a response.
+  const notification = message.kind === "notification" ? message.method : undefined;
+  if (notification === "notifications/initialized") log("client initialized");
+  return undefined;
 }
 
-/** Writes one line of log to stderr, never to stdout. */
-function log(text: string): void {
-  process.stderr.write(`[server] ${text}\n`);
-}
-
-/** Shows an untrusted value in the log on one line: strings quoted, anything else by its type. */
-function show(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : `(${typeof value})`;
-}
-
-/** initialize: answer the client's version if we speak it, else our newest (2025-11-25 basic/lifecycle §Version Negotiation). */
-function initialize(params: JSONObject): Outcome {
-  const client = isObject(params.clientInfo) ? params.clientInfo : {};
-  log(`initialize: client=${show(client.name)} ${show(client.version)} protocol=${show(params.protocolVersion)}`);
-  const protocolVersion = LEGACY_VERSIONS.find((version) => version === params.protocolVersion) ?? LEGACY_VERSIONS[0];
-  return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
-}
-
-/** tools/call: a call we cannot route is a protocol error; bad arguments are a tool error (2025-11-25 server/tools §Error Handling). */
-function callTool(params: JSONObject): Outcome {
-  const { name, arguments: args = {} } = params;
-  if (typeof name !== "string") return fail(INVALID_PARAMS, 'Invalid params: "name" must be a string');
-  if (!isObject(args)) return fail(INVALID_PARAMS, 'Invalid params: "arguments" must be an object');
-  if (name !== "add") return fail(INVALID_PARAMS, `Unknown tool: ${name}`);
-  const { a, b } = args;
-  // Checked at run time: the schema is a promise the client may not keep, and "1" + 2 is "12".
-  if (typeof a !== "number" || !Number.isFinite(a)) return toolError('Invalid arguments: "a" must be a finite number');
-  if (typeof b !== "number" || !Number.isFinite(b)) return toolError('Invalid arguments: "b" must be a finite number');
-  if (!Number.isFinite(a + b)) return toolError(`Invalid arguments: ${a} + ${b} is out of range`);
-  return { result: { content: [{ type: "text", text: `${a} + ${b} = ${a + b}` }] } };
+/** Answers one line of input: a response, a batch's array of them, or undefined for none. */
+function answer(line: Line): JSONRPCResponse | JSONRPCResponse[] | undefined {
+  if (line.kind === "too long") {
+    return response(null, invalidRequest(`line too long (${line.size} bytes)`));
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(line.bytes);
+  } catch {
+    return response(null, failure(PARSE_ERROR, "Parse error"));
+  }
+  if (BLANK_LINE.test(text)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    if (OPENING_PIECE.test(text)) log("each message must be on one line, not pretty-printed");
+    return response(null, failure(PARSE_ERROR, "Parse error"));
+  }
+  if (!Array.isArray(value)) return respond(value);
+  // A batch (JSON-RPC 2.0 §6): 2025-03-26 requires us to receive them, later revisions dropped
+  // them, and we accept them in any era. The answer is one array of responses, or nothing.
+  if (value.length === 0) return response(null, invalidRequest("empty batch"));
+  const responses = value.map(respond).filter((reply) => reply !== undefined);
+  return responses.length === 0 ? undefined : responses;
 }
 
 /**
- * server/discover: what we speak and offer. A modern client sends it first and never sends
- * initialize, so we log who it is from `_meta` here, once per client. It is answered the same
- * with or without `_meta` and an earlier initialize, so that any client can probe it
- * (2026-07-28 basic/transports/stdio §Backward Compatibility).
+ * Cuts stdin's bytes into lines at each "\n", in the shape of Deno std's TextLineStream:
+ * `transform` takes a chunk and returns the lines it completes, `flush` returns a last line that
+ * ended without one. Why not node:readline: it holds a line of any length, so one client line
+ * could fill our memory; it decodes as it reads, so bytes that are not UTF-8 would reach us as
+ * U+FFFD; and it hands lines over one at a time, where we answer all of a chunk's lines in one
+ * write. The cap is on one line while we wait for its "\n": past MAX_LINE_BYTES no more of it is
+ * held, and when it ends it is answered with one error.
  */
-function discover(params: JSONObject): Outcome {
-  const meta = isObject(params._meta) ? params._meta : {};
-  const client = isObject(meta[CLIENT_INFO_KEY]) ? meta[CLIENT_INFO_KEY] : {};
-  log(`server/discover: client=${show(client.name)} ${show(client.version)} protocol=${show(meta[PROTOCOL_VERSION_KEY])}`);
-  return { result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS } };
-}
+class LineSplitter {
+  /** The line whose "\n" has not come yet, as the pieces it came in. */
+  #pieces: Buffer[] = [];
+  /** Its length so far, in bytes, including any that were not held. */
+  #size = 0;
 
-/** The JSON-RPC methods we serve, by name: the dispatch table. */
-const handlers = {
-  initialize,
-  ping: () => ({ result: {} }),
-  // A 2026-07-28 method, answered the same with or without `_meta` and an earlier initialize, so that any
-  // client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
-  "server/discover": discover,
-  "tools/list": (_params, era) => ({ result: { tools: TOOLS, ...(era === "modern" ? CACHE_HINTS : {}) } }),
-  "tools/call": callTool,
-} satisfies Record<string, Handler>;
-
-/** The table as Maps, so a lookup sees only its own methods: never `toString` or `__proto__`. */
-const legacyMethods = new Map<string, Handler>(Object.entries(handlers));
-/** 2026-07-28 removed the handshake and ping (changelog items 2 and 5). */
-const modernMethods = new Map([...legacyMethods].filter(([method]) => method !== "initialize" && method !== "ping"));
-
-/** Serves a request: a modern one names its version in `params._meta`, a legacy one does not. */
-function serve(method: string, params: JSONObject): Outcome {
-  const meta = isObject(params._meta) ? params._meta : {};
-  const version = meta[PROTOCOL_VERSION_KEY];
-  // A legacy version named in `_meta` is served as legacy, as if agreed at initialize (we keep no state to check).
-  const era: Era = version === undefined || LEGACY_VERSIONS.some((legacy) => legacy === version) ? "legacy" : "modern";
-  // Modern: each request is checked on its own, with no handshake (2026-07-28 basic/versioning, basic/index §_meta).
-  if (era === "modern") {
-    if (typeof version !== "string") return fail(INVALID_PARAMS, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] must be a string`);
-    if (version !== MODERN_VERSION) {
-      return fail(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: SUPPORTED_VERSIONS, requested: version });
+  /** Returns the lines a chunk completes, without their "\n". */
+  transform(chunk: Buffer): Line[] {
+    const lines: Line[] = [];
+    let start = 0;
+    for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+      this.#hold(chunk.subarray(start, end));
+      lines.push(this.#take());
+      start = end + 1;
     }
-    if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) return fail(INVALID_PARAMS, `Invalid params: _meta["${CLIENT_CAPABILITIES_KEY}"] is required`);
+    this.#hold(chunk.subarray(start));
+    return lines;
   }
-  const handler = (era === "modern" ? modernMethods : legacyMethods).get(method);
-  if (handler === undefined) return fail(METHOD_NOT_FOUND, `Method not found: ${method}`);
-  const outcome = handler(params, era);
-  return era === "modern" && "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
-}
 
-/** Answers one JSON value from the wire: a response for a request or a malformed message, nothing for a notification or a response. */
-function answer(message: unknown): JSONRPCResponse | undefined {
-  if (!isObject(message)) return { jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: not a JSON object") };
-  // A response, well-formed or not, is never answered: its id numbers a request of ours, not the client's.
-  if (!Object.hasOwn(message, "method") && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) return undefined;
-  // An error names the request's id when it can be read, else null (JSON-RPC 2.0 §5; MCP's schema would
-  // leave the id out instead, but JSON-RPC, and the article's transcript, say null).
-  const id = isRequestId(message.id) ? message.id : null;
-  const invalid = (reason: string): JSONRPCResponse => ({ jsonrpc: "2.0", id, ...fail(INVALID_REQUEST, `Invalid Request: ${reason}`) });
-  if (message.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
-  const { method, params = {} } = message;
-  if (!Object.hasOwn(message, "method")) return invalid('no "method"');
-  if (typeof method !== "string") return invalid('"method" must be a string');
-  if (!isObject(params) && !Array.isArray(params)) return invalid('"params" must be an object or an array');
-  if (!Object.hasOwn(message, "id")) {
-    // A notification is never answered, known or not (JSON-RPC 2.0 §4.1).
-    if (method === "notifications/initialized") log("client initialized");
-    return undefined;
+  /** Returns the last line, if the input ended after it without a "\n". */
+  flush(): Line[] {
+    return this.#size === 0 ? [] : [this.#take()];
   }
-  if (id === null) return invalid('"id" must be a string or an integer');
-  return { jsonrpc: "2.0", id, ...serve(method, isObject(params) ? params : {}) };
-}
 
-/** Answers one line of input: "" for a blank line or nothing to say, else one JSON line. */
-function reply(line: string): string {
-  if (line.trim() === "") return "";
-  let message: unknown;
-  try {
-    message = JSON.parse(line);
-  } catch {
-    return toLine({ jsonrpc: "2.0", id: null, ...fail(PARSE_ERROR, "Parse error") });
+  /** Adds a piece to the line, holding its bytes only while the line is within the cap. */
+  #hold(piece: Buffer): void {
+    this.#size += piece.length;
+    if (this.#size <= MAX_LINE_BYTES) this.#pieces.push(piece);
   }
-  if (!Array.isArray(message)) return toLine(answer(message));
-  // A batch (JSON-RPC 2.0 §6): 2025-03-26 requires us to receive them, later revisions dropped them, and we
-  // accept them in any era. The answer is one array of responses, or nothing.
-  if (message.length === 0) return toLine({ jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: empty batch") });
-  const answers = message.map(answer).filter((response) => response !== undefined);
-  return answers.length === 0 ? "" : toLine(answers);
-}
 
-/** One message as one line; nothing for nothing. */
-function toLine(message: JSONRPCResponse | JSONRPCResponse[] | undefined): string {
-  return message === undefined ? "" : `${JSON.stringify(message)}\n`;
+  /** Ends the line and hands it over. */
+  #take(): Line {
+    const size = this.#size;
+    const bytes = Buffer.concat(this.#pieces);
+    this.#pieces = [];
+    this.#size = 0;
+    return size > MAX_LINE_BYTES ? { kind: "too long", size } : { kind: "complete", bytes };
+  }
 }
 
 // ---- I/O: lines in on stdin, replies out on stdout, logs on stderr ----
 
-let partial = "";
-let overlong = false;
+const splitter = new LineSplitter();
 
-/** Adds text to the line being read; a line too long to hold is dropped as it comes. */
-function extend(text: string): void {
-  overlong ||= partial.length + text.length > MAX_LINE_LENGTH;
-  partial = overlong ? "" : partial + text;
+/** Writes the replies to a chunk's lines in one write; while the client is not reading them,
+ * stops reading its requests (backpressure). */
+function send(lines: Line[]): void {
+  const replies = lines.map(answer).filter((reply) => reply !== undefined);
+  if (replies.length === 0) return;
+  const text = replies.map((reply) => `${JSON.stringify(reply)}\n`).join("");
+  const flowing = process.stdout.write(text);
+  if (!flowing) {
+    process.stdin.pause();
+    process.stdout.once("drain", () => process.stdin.resume());
+  }
 }
 
-/** Ends the line being read and returns its reply: one error for a dropped line. */
-function endLine(): string {
-  const out = overlong ? toLine({ jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: line too long") }) : reply(partial);
-  partial = "";
-  overlong = false;
-  return out;
-}
-
-/** Writes replies; while the client is not reading them, stops reading its requests (backpressure). */
-function send(out: string): void {
-  if (out === "" || process.stdout.write(out)) return;
-  process.stdin.pause();
-  process.stdout.once("drain", () => process.stdin.resume());
-}
-
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  // Only the new chunk is searched for newlines, so a long line costs linear time.
-  const end = chunk.lastIndexOf("\n");
-  if (end === -1) return extend(chunk);
-  const [first = "", ...rest] = chunk.slice(0, end).split("\n");
-  extend(first);
-  send(endLine() + rest.map(reply).join(""));
-  extend(chunk.slice(end + 1));
+process.stdin.on("data", (chunk: Buffer) => send(splitter.transform(chunk)));
+// The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line,
+// and exit once stdout is written, even while a stderr nobody reads still holds logs back.
+// SIGINT and SIGTERM keep their default: exit at once.
+process.stdin.on("end", () => {
+  send(splitter.flush());
+  process.stdout.write("", () => process.exit(0));
 });
-// The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line, then nothing
-// keeps the process alive and it exits 0. SIGINT and SIGTERM keep their default: exit at once.
-process.stdin.on("end", () => send(endLine()));
-// A client that closes our stdout (EPIPE) has gone away: no one is left to answer. Logs are best effort.
+// A client that closes our stdout (EPIPE) has gone away: no one is left to answer. Logs are
+// best effort.
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {});
 

@@ -9,154 +9,264 @@ var SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 var PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 var CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 var CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+var SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 var CAPABILITIES = { tools: {} };
-var MODERN_FIELDS = { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
+var MODERN_FIELDS = { resultType: "complete", _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
 var CACHE_HINTS = { ttlMs: 36e5, cacheScope: "public" };
 var PARSE_ERROR = -32700;
 var INVALID_REQUEST = -32600;
 var METHOD_NOT_FOUND = -32601;
 var INVALID_PARAMS = -32602;
 var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-var MAX_LINE_LENGTH = 64 * 1024 * 1024;
-var TOOLS = [{
-  name: "add",
-  description: "Add two numbers",
-  inputSchema: {
-    type: "object",
-    properties: { a: { type: "number", description: "The first number" }, b: { type: "number", description: "The second number" } },
-    required: ["a", "b"]
-  }
-}];
+var MAX_LINE_BYTES = 64 * 1024 * 1024;
+var BLANK_LINE = /^[ \t\n\r]*$/;
+var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
+var UTF8 = new TextDecoder("utf-8", { fatal: true });
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-function isRequestId(value) {
-  return typeof value === "string" || Number.isSafeInteger(value);
+function isFiniteNumber(value) {
+  return typeof value === "number" && Number.isFinite(value);
 }
-function fail(code, message, data) {
-  return { error: { code, message, data } };
+function toolResult(text, isError) {
+  const content = [{ type: "text", text }];
+  return isError ? { content, isError } : { content };
 }
-function toolError(text) {
-  return { result: { content: [{ type: "text", text }], isError: true } };
+var TOOLS = [
+  {
+    name: "add",
+    description: "Add two numbers",
+    inputSchema: {
+      type: "object",
+      properties: {
+        a: { type: "number", description: "The first number" },
+        b: { type: "number", description: "The second number" }
+      },
+      required: ["a", "b"]
+    },
+    // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
+    // reads 1e400 as Infinity; nor can it say that the sum must fit.
+    handler: ({ a, b }) => {
+      if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
+      if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
+      const sum = a + b;
+      if (!isFiniteNumber(sum)) return toolResult(`Invalid arguments: ${a} + ${b} overflows`, true);
+      return toolResult(`${a} + ${b} = ${sum}`, false);
+    }
+  }
+];
+function jsonTypes(value) {
+  if (Array.isArray(value)) return ["array"];
+  if (value === null) return ["null"];
+  if (Number.isInteger(value)) return ["integer", "number"];
+  return [typeof value];
+}
+function checkArguments(schema, args) {
+  const missing = schema.required?.find((name) => !Object.hasOwn(args, name));
+  if (missing !== void 0) return `"${missing}" is required`;
+  for (const [name, { type }] of Object.entries(schema.properties)) {
+    const wrong = Object.hasOwn(args, name) && !jsonTypes(args[name]).includes(type);
+    const article = /^[aeiou]/.test(type) ? "an" : "a";
+    if (wrong) return `"${name}" must be ${article} ${type}`;
+  }
+  return void 0;
+}
+function failure(code, message, data) {
+  return { error: data === void 0 ? { code, message } : { code, message, data } };
+}
+function response(id, outcome) {
+  return { jsonrpc: "2.0", id, ...outcome };
+}
+function invalidRequest(reason) {
+  return failure(INVALID_REQUEST, `Invalid Request: ${reason}`);
+}
+function invalidParams(reason) {
+  return failure(INVALID_PARAMS, `Invalid params: ${reason}`);
 }
 function log(text) {
   process.stderr.write(`[server] ${text}
 `);
 }
 function show(value) {
-  return typeof value === "string" ? JSON.stringify(value) : `(${typeof value})`;
+  if (typeof value !== "string") return `(${typeof value})`;
+  const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
+}
+function logClient(method, clientInfo, protocolVersion) {
+  const client = isObject(clientInfo) ? clientInfo : {};
+  const who = `${show(client.name)} ${show(client.version)}`;
+  log(`${method}: client=${who} protocol=${show(protocolVersion)}`);
 }
 function initialize(params) {
-  const client = isObject(params.clientInfo) ? params.clientInfo : {};
-  log(`initialize: client=${show(client.name)} ${show(client.version)} protocol=${show(params.protocolVersion)}`);
-  const protocolVersion = LEGACY_VERSIONS.find((version) => version === params.protocolVersion) ?? LEGACY_VERSIONS[0];
+  logClient("initialize", params.clientInfo, params.protocolVersion);
+  const asked = LEGACY_VERSIONS.find((version) => version === params.protocolVersion);
+  const protocolVersion = asked ?? LEGACY_VERSIONS[0];
   return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
-}
-function callTool(params) {
-  const { name, arguments: args = {} } = params;
-  if (typeof name !== "string") return fail(INVALID_PARAMS, 'Invalid params: "name" must be a string');
-  if (!isObject(args)) return fail(INVALID_PARAMS, 'Invalid params: "arguments" must be an object');
-  if (name !== "add") return fail(INVALID_PARAMS, `Unknown tool: ${name}`);
-  const { a, b } = args;
-  if (typeof a !== "number" || !Number.isFinite(a)) return toolError('Invalid arguments: "a" must be a finite number');
-  if (typeof b !== "number" || !Number.isFinite(b)) return toolError('Invalid arguments: "b" must be a finite number');
-  if (!Number.isFinite(a + b)) return toolError(`Invalid arguments: ${a} + ${b} is out of range`);
-  return { result: { content: [{ type: "text", text: `${a} + ${b} = ${a + b}` }] } };
 }
 function discover(params) {
   const meta = isObject(params._meta) ? params._meta : {};
-  const client = isObject(meta[CLIENT_INFO_KEY]) ? meta[CLIENT_INFO_KEY] : {};
-  log(`server/discover: client=${show(client.name)} ${show(client.version)} protocol=${show(meta[PROTOCOL_VERSION_KEY])}`);
-  return { result: { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES, ...CACHE_HINTS, ...MODERN_FIELDS } };
+  logClient("server/discover", meta[CLIENT_INFO_KEY], meta[PROTOCOL_VERSION_KEY]);
+  const offer = { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES };
+  return { result: { ...offer, ...CACHE_HINTS, ...MODERN_FIELDS } };
 }
-var handlers = {
+function callTool(params) {
+  const { name, arguments: args = {} } = params;
+  if (typeof name !== "string") return invalidParams('"name" must be a string');
+  if (!isObject(args)) return invalidParams('"arguments" must be an object');
+  const tool = TOOLS.find((candidate) => candidate.name === name);
+  if (tool === void 0) return failure(INVALID_PARAMS, `Unknown tool: ${name}`);
+  const problem = checkArguments(tool.inputSchema, args);
+  if (problem !== void 0) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
+  return { result: tool.handler(args) };
+}
+function listTools() {
+  return { result: { tools: TOOLS.map(({ handler, ...definition }) => definition) } };
+}
+var METHODS = {
   initialize,
   ping: () => ({ result: {} }),
-  // A 2026-07-28 method, answered the same with or without `_meta` and an earlier initialize, so that any
-  // client can probe it (2026-07-28 basic/transports/stdio §Backward Compatibility).
   "server/discover": discover,
-  "tools/list": (_params, era) => ({ result: { tools: TOOLS, ...era === "modern" ? CACHE_HINTS : {} } }),
+  "tools/list": listTools,
   "tools/call": callTool
 };
-var legacyMethods = new Map(Object.entries(handlers));
-var modernMethods = new Map([...legacyMethods].filter(([method]) => method !== "initialize" && method !== "ping"));
-function serve(method, params) {
+var ERAS = {
+  legacy: { methods: Object.keys(METHODS), cached: [], fields: {} },
+  modern: {
+    methods: ["server/discover", "tools/list", "tools/call"],
+    cached: ["tools/list"],
+    fields: MODERN_FIELDS
+  }
+};
+function eraOf(params) {
   const meta = isObject(params._meta) ? params._meta : {};
   const version = meta[PROTOCOL_VERSION_KEY];
-  const era = version === void 0 || LEGACY_VERSIONS.some((legacy) => legacy === version) ? "legacy" : "modern";
-  if (era === "modern") {
-    if (typeof version !== "string") return fail(INVALID_PARAMS, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] must be a string`);
-    if (version !== MODERN_VERSION) {
-      return fail(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", { supported: SUPPORTED_VERSIONS, requested: version });
-    }
-    if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) return fail(INVALID_PARAMS, `Invalid params: _meta["${CLIENT_CAPABILITIES_KEY}"] is required`);
+  const legacy = version === void 0 || LEGACY_VERSIONS.some((known) => known === version);
+  if (legacy) return "legacy";
+  const named = `_meta["${PROTOCOL_VERSION_KEY}"]`;
+  if (typeof version !== "string") return invalidParams(`${named} must be a string`);
+  if (version !== MODERN_VERSION) {
+    const data = { supported: SUPPORTED_VERSIONS, requested: version };
+    return failure(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data);
   }
-  const handler = (era === "modern" ? modernMethods : legacyMethods).get(method);
-  if (handler === void 0) return fail(METHOD_NOT_FOUND, `Method not found: ${method}`);
-  const outcome = handler(params, era);
-  return era === "modern" && "result" in outcome ? { result: { ...outcome.result, ...MODERN_FIELDS } } : outcome;
+  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
+  const required = `_meta["${CLIENT_CAPABILITIES_KEY}"] is required`;
+  if (!isObject(capabilities)) return invalidParams(required);
+  return "modern";
 }
-function answer(message) {
-  if (!isObject(message)) return { jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: not a JSON object") };
-  if (!Object.hasOwn(message, "method") && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))) return void 0;
-  const id = isRequestId(message.id) ? message.id : null;
-  const invalid = (reason) => ({ jsonrpc: "2.0", id, ...fail(INVALID_REQUEST, `Invalid Request: ${reason}`) });
-  if (message.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
-  const { method, params = {} } = message;
-  if (!Object.hasOwn(message, "method")) return invalid('no "method"');
+function serve({ method, params }) {
+  const era = eraOf(params);
+  if (typeof era !== "string") return era;
+  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : void 0;
+  if (handler === void 0 || !ERAS[era].methods.includes(method)) {
+    return failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+  const outcome = handler(params);
+  if ("error" in outcome) return outcome;
+  const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
+  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
+}
+function isRequestId(value) {
+  return typeof value === "string" || Number.isSafeInteger(value);
+}
+function classify(value) {
+  if (!isObject(value)) return { kind: "invalid", id: null, reason: "not a JSON object" };
+  const answers = Object.hasOwn(value, "result") || Object.hasOwn(value, "error");
+  if (answers && !Object.hasOwn(value, "method")) return { kind: "response" };
+  const id = isRequestId(value.id) ? value.id : null;
+  const invalid = (reason) => ({ kind: "invalid", id, reason });
+  const { jsonrpc, method, params = {} } = value;
+  if (jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
   if (typeof method !== "string") return invalid('"method" must be a string');
-  if (!isObject(params) && !Array.isArray(params)) return invalid('"params" must be an object or an array');
-  if (!Object.hasOwn(message, "id")) {
-    if (method === "notifications/initialized") log("client initialized");
-    return void 0;
-  }
+  const named = isObject(params) ? params : {};
+  const structured = isObject(params) || Array.isArray(params);
+  if (!structured) return invalid('"params" must be an object or an array');
+  if (!Object.hasOwn(value, "id")) return { kind: "notification", jsonrpc, method, params: named };
   if (id === null) return invalid('"id" must be a string or an integer');
-  return { jsonrpc: "2.0", id, ...serve(method, isObject(params) ? params : {}) };
+  return { kind: "request", jsonrpc, id, method, params: named };
 }
-function reply(line) {
-  if (line.trim() === "") return "";
-  let message;
-  try {
-    message = JSON.parse(line);
-  } catch {
-    return toLine({ jsonrpc: "2.0", id: null, ...fail(PARSE_ERROR, "Parse error") });
+function respond(value) {
+  const message = classify(value);
+  if (message.kind === "request") return response(message.id, serve(message));
+  if (message.kind === "invalid") return response(message.id, invalidRequest(message.reason));
+  const notification = message.kind === "notification" ? message.method : void 0;
+  if (notification === "notifications/initialized") log("client initialized");
+  return void 0;
+}
+function answer(line) {
+  if (line.kind === "too long") {
+    return response(null, invalidRequest(`line too long (${line.size} bytes)`));
   }
-  if (!Array.isArray(message)) return toLine(answer(message));
-  if (message.length === 0) return toLine({ jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: empty batch") });
-  const answers = message.map(answer).filter((response) => response !== void 0);
-  return answers.length === 0 ? "" : toLine(answers);
+  let text;
+  try {
+    text = UTF8.decode(line.bytes);
+  } catch {
+    return response(null, failure(PARSE_ERROR, "Parse error"));
+  }
+  if (BLANK_LINE.test(text)) return void 0;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    if (OPENING_PIECE.test(text)) log("each message must be on one line, not pretty-printed");
+    return response(null, failure(PARSE_ERROR, "Parse error"));
+  }
+  if (!Array.isArray(value)) return respond(value);
+  if (value.length === 0) return response(null, invalidRequest("empty batch"));
+  const responses = value.map(respond).filter((reply) => reply !== void 0);
+  return responses.length === 0 ? void 0 : responses;
 }
-function toLine(message) {
-  return message === void 0 ? "" : `${JSON.stringify(message)}
-`;
+var LineSplitter = class {
+  /** The line whose "\n" has not come yet, as the pieces it came in. */
+  #pieces = [];
+  /** Its length so far, in bytes, including any that were not held. */
+  #size = 0;
+  /** Returns the lines a chunk completes, without their "\n". */
+  transform(chunk) {
+    const lines = [];
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      this.#hold(chunk.subarray(start, end));
+      lines.push(this.#take());
+      start = end + 1;
+    }
+    this.#hold(chunk.subarray(start));
+    return lines;
+  }
+  /** Returns the last line, if the input ended after it without a "\n". */
+  flush() {
+    return this.#size === 0 ? [] : [this.#take()];
+  }
+  /** Adds a piece to the line, holding its bytes only while the line is within the cap. */
+  #hold(piece) {
+    this.#size += piece.length;
+    if (this.#size <= MAX_LINE_BYTES) this.#pieces.push(piece);
+  }
+  /** Ends the line and hands it over. */
+  #take() {
+    const size = this.#size;
+    const bytes = Buffer.concat(this.#pieces);
+    this.#pieces = [];
+    this.#size = 0;
+    return size > MAX_LINE_BYTES ? { kind: "too long", size } : { kind: "complete", bytes };
+  }
+};
+var splitter = new LineSplitter();
+function send(lines) {
+  const replies = lines.map(answer).filter((reply) => reply !== void 0);
+  if (replies.length === 0) return;
+  const text = replies.map((reply) => `${JSON.stringify(reply)}
+`).join("");
+  const flowing = process.stdout.write(text);
+  if (!flowing) {
+    process.stdin.pause();
+    process.stdout.once("drain", () => process.stdin.resume());
+  }
 }
-var partial = "";
-var overlong = false;
-function extend(text) {
-  overlong ||= partial.length + text.length > MAX_LINE_LENGTH;
-  partial = overlong ? "" : partial + text;
-}
-function endLine() {
-  const out = overlong ? toLine({ jsonrpc: "2.0", id: null, ...fail(INVALID_REQUEST, "Invalid Request: line too long") }) : reply(partial);
-  partial = "";
-  overlong = false;
-  return out;
-}
-function send(out) {
-  if (out === "" || process.stdout.write(out)) return;
-  process.stdin.pause();
-  process.stdout.once("drain", () => process.stdin.resume());
-}
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  const end = chunk.lastIndexOf("\n");
-  if (end === -1) return extend(chunk);
-  const [first = "", ...rest] = chunk.slice(0, end).split("\n");
-  extend(first);
-  send(endLine() + rest.map(reply).join(""));
-  extend(chunk.slice(end + 1));
+process.stdin.on("data", (chunk) => send(splitter.transform(chunk)));
+process.stdin.on("end", () => {
+  send(splitter.flush());
+  process.stdout.write("", () => process.exit(0));
 });
-process.stdin.on("end", () => send(endLine()));
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {
 });

@@ -4,8 +4,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -30,5 +30,18 @@ test("every dist file starts with a node shebang and imports only node: builtins
     const specifiers = [...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((match) => match[1]);
     assert.ok(specifiers.length > 0);
     for (const specifier of specifiers) assert.match(specifier ?? "", /^node:/);
+  }
+});
+
+test("the build fails, and says which, when server.ts or wrap.ts is missing", () => {
+  for (const missing of ["server.ts", "wrap.ts"]) {
+    const folder = mkdtempSync(join(tmpdir(), "build-"));
+    for (const file of ["build.mjs", "server.ts", "wrap.ts"].filter((name) => name !== missing)) {
+      copyFileSync(join(root, file), join(folder, file));
+    }
+    symlinkSync(join(root, "node_modules"), join(folder, "node_modules"));
+    const built = spawnSync(process.execPath, ["build.mjs"], { cwd: folder, encoding: "utf8" });
+    assert.equal(built.status, 1, missing);
+    assert.match(built.stderr, new RegExp(`${missing.replace(".", "\\.")} is missing`));
   }
 });

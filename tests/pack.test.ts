@@ -11,29 +11,13 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lines, root, run } from "./helpers.ts";
+import { ARTICLE_LINES, ARTICLE_REPLIES } from "./fixtures/article-session.ts";
 
 /** The commands package.json declares, and the file each runs. */
 const BINS = { "json-rpc-study": "dist/server.mjs", "json-rpc-study-wrap": "dist/wrap.mjs" };
 
 /** Every file the tarball holds. */
 const PACKED_FILES = ["LICENSE", "README.ja.md", "README.md", "dist/server.mjs", "dist/wrap.mjs", "package.json"];
-
-/** The article's manual session: initialize, initialized, 19 + 23, an unknown method, a line that is not JSON. */
-const SESSION = [
-  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"manual-test","version":"0.0.1"}}}',
-  '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":19,"b":23}}}',
-  '{"jsonrpc":"2.0","id":4,"method":"no/such/method"}',
-  "this is not json",
-];
-
-/** The replies the article shows for SESSION, in order. */
-const REPLIES = [
-  '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"json-rpc-study","version":"0.1.0"}}}',
-  '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"19 + 23 = 42"}]}}',
-  '{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: no/such/method"}}',
-  '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
-];
 
 /** Runs npm with the given arguments in a folder and returns its stdout. */
 function npm(args: readonly string[], cwd: string): string {
@@ -77,16 +61,16 @@ test("the tarball holds only what a user needs", () => {
 
 test("the installed json-rpc-study command answers the article's session", async () => {
   const bin = join(project, "node_modules", ".bin", "json-rpc-study");
-  const { code, stdout } = await run(bin, [], SESSION.map((line) => `${line}\n`).join(""));
-  assert.deepEqual(lines(stdout), REPLIES);
+  const { code, stdout } = await run(bin, [], ARTICLE_LINES.map((line) => `${line}\n`).join(""));
+  assert.deepEqual(lines(stdout), ARTICLE_REPLIES);
   assert.equal(code, 0);
 });
 
 test("the installed json-rpc-study-wrap command runs the installed server and records the session", async () => {
   const bin = join(project, "node_modules", ".bin", "json-rpc-study-wrap");
   const logPath = join(project, "wire.log");
-  const { code, stdout } = await run(bin, ["--log", logPath], SESSION.map((line) => `${line}\n`).join(""));
-  assert.deepEqual(lines(stdout), REPLIES);
+  const { code, stdout } = await run(bin, ["--log", logPath], ARTICLE_LINES.map((line) => `${line}\n`).join(""));
+  assert.deepEqual(lines(stdout), ARTICLE_REPLIES);
   assert.equal(code, 0);
   const log = lines(readFileSync(logPath, "utf8")).map((line) => line.replace(/^\S+ /, ""));
   // Without a command, wrap runs the server.mjs installed beside it.
@@ -94,10 +78,10 @@ test("the installed json-rpc-study-wrap command runs the installed server and re
   assert.ok(log[0]?.endsWith(` ${join(project, "node_modules", "json-rpc-study", "dist", "server.mjs")}`), log[0]);
   assert.deepEqual(
     log.filter((line) => line.startsWith("→ ")),
-    SESSION.map((line) => `→ ${line}`),
+    ARTICLE_LINES.map((line) => `→ ${line}`),
   );
   assert.deepEqual(
     log.filter((line) => line.startsWith("← ")).map((line) => line.replace(/^← \(\d+\.\d ms\) /, "← ")),
-    REPLIES.map((line) => `← ${line}`),
+    ARTICLE_REPLIES.map((line) => `← ${line}`),
   );
 });

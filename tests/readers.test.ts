@@ -128,7 +128,7 @@ test("the same session replayed against the article's server reports the error t
   const path = await recordSession();
   const { code, stdout } = await wrap("replay", path, "--", process.execPath, articleServer);
   assert.equal(code, 1);
-  assert.match(stdout, /^✗ 2 "tools\/call": result\.content\.0\.text: expected "Invalid arguments: \\"a\\" must be a finite number", got "1 \+ 2 = 12"; result\.isError: expected true, got nothing$/m);
+  assert.match(stdout, /^✗ 2 "tools\/call": result\.content\.0\.text: expected "Invalid arguments: \\"a\\" must be a number", got "1 \+ 2 = 12"; result\.isError: expected true, got nothing$/m);
   assert.match(stdout, /^✗ 3 "tools\/call": result: expected nothing, got .*"unknown tool: nope".*; error: expected \{"code":-32602/m);
   assert.match(stdout, /^✗ 4 "toString": result: expected nothing, got "\[object Undefined\]"/m);
   assert.match(stdout, /^replay: 5 responses, 2 match, 3 differ, 0 missing, 0 unexpected$/m);

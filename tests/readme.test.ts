@@ -173,7 +173,9 @@ function readme(file: string): string {
 /** Every transcript of one README file. */
 function transcriptsOf(file: string): Transcript[] {
   return fences(readme(file))
-    .filter((fence) => fence.info.split(/\s+/)[0] === TRANSCRIPT_INFO)
+    // A block marked `jsonl after-adding-repeat` shows the server as "Add your own tool" changes
+    // it; tests/add-a-tool.test.ts replays it against that server.
+    .filter((fence) => fence.info === TRANSCRIPT_INFO)
     .map((fence) => {
       const where = `${file}:${fence.line}`;
       return { where, exchanges: exchangesOf(fence.body, where) };

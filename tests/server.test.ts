@@ -14,7 +14,9 @@
 import { describe, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { spawn } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
+import { ARTICLE_LINES, ARTICLE_REPLIES, ARTICLE_SESSION } from "./fixtures/article-session.ts";
 import { ask, lines, messages, run, runServer, serverPath, sharedServer, start, SUITE, type Reply } from "./helpers.ts";
 
 /** A tool as tools/list describes it. */
@@ -60,44 +62,36 @@ function text(reply: Reply | undefined): string {
 }
 
 describe("the article's transcripts", SUITE, () => {
-  const initialize =
-    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"manual-test","version":"0.0.1"}}}';
-  const initialized = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
-  const addCall = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":19,"b":23}}}';
-  const noSuchMethod = '{"jsonrpc":"2.0","id":4,"method":"no/such/method"}';
-  const notJSON = "this is not json";
-
-  const initializeReply =
-    '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"json-rpc-study","version":"0.1.0"}}}';
-  const addReply = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"19 + 23 = 42"}]}}';
-  const noSuchMethodReply = '{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: no/such/method"}}';
-  const parseErrorReply = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
+  // The article's session, one exchange per step: [initialize, initialized, add, no/such/method, not JSON].
+  const [initialize, initialized, addCall, noSuchMethod, notJSON] = ARTICLE_SESSION;
+  assert.ok(initialize && initialized && addCall && noSuchMethod && notJSON);
 
   test("initialize from manual-test gets the article's reply byte for byte", async () => {
-    assert.equal(await shared.ask(initialize), initializeReply);
+    assert.equal(await shared.ask(initialize.send), initialize.reply);
   });
 
   test("notifications/initialized gets no reply and is logged to stderr", async () => {
-    const { stdout, stderr } = await runServer([initialized, PING]);
+    const { stdout, stderr } = await runServer([initialized.send, PING]);
     assert.equal(stdout, `${PONG}\n`);
     assert.match(stderr, /initialized/);
   });
 
   test("tools/call add 19 and 23 gets the article's reply byte for byte", async () => {
-    assert.equal(await shared.ask(addCall), addReply);
+    assert.equal(await shared.ask(addCall.send), addCall.reply);
   });
 
   test("an unknown method gets the article's -32601 reply byte for byte", async () => {
-    assert.equal(await shared.ask(noSuchMethod), noSuchMethodReply);
+    assert.equal(await shared.ask(noSuchMethod.send), noSuchMethod.reply);
   });
 
   test("a line that is not JSON gets the article's -32700 reply byte for byte", async () => {
-    assert.equal(await shared.ask(notJSON), parseErrorReply);
+    assert.equal(await shared.ask(notJSON.send), notJSON.reply);
   });
 
   test("the article's whole session prints exactly its four replies and exits 0", async () => {
-    const { code, stdout } = await runServer([initialize, initialized, addCall, noSuchMethod, notJSON]);
-    assert.equal(stdout, [initializeReply, addReply, noSuchMethodReply, parseErrorReply].map((line) => `${line}\n`).join(""));
+    const { code, stdout } = await runServer(ARTICLE_LINES);
+    assert.equal(stdout, ARTICLE_REPLIES.map((line) => `${line}\n`).join(""));
+    assert.equal(ARTICLE_REPLIES.length, 4);
     assert.equal(code, 0);
   });
 });
@@ -571,4 +565,117 @@ test("a response is never answered, even a malformed one: its id is not the clie
   ]);
   assert.equal(code, 0);
   assert.deepEqual(lines(stdout), ['{"jsonrpc":"2.0","id":3,"result":{}}']);
+});
+
+describe("tool arguments, checked against the tool's inputSchema", SUITE, () => {
+  test("a missing argument is a tool error saying it is required", async () => {
+    const reply = await call(add('{"a":1}'));
+    assert.equal(reply.result?.isError, true);
+    assert.equal(text(reply), 'Invalid arguments: "b" is required');
+  });
+
+  test("an argument of the wrong JSON type is a tool error naming the type", async () => {
+    for (const value of ['"1"', "null", "[]", "{}", "true"]) {
+      const reply = await call(add(`{"a":${value},"b":2}`));
+      assert.equal(text(reply), 'Invalid arguments: "a" must be a number', value);
+    }
+  });
+
+  test("a number too large for a double passes the schema but not the handler", async () => {
+    assert.equal(text(await call(add('{"a":1,"b":1e400}'))), 'Invalid arguments: "b" must be finite');
+  });
+});
+
+describe("strict where the wire is strict", SUITE, () => {
+  test("a line that is not valid UTF-8 is a parse error, not an id the client never sent", async () => {
+    const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"a'), Buffer.from([0xff]), Buffer.from('b","method":"ping"}\n')]);
+    const { stdout } = await run(process.execPath, [serverPath], Buffer.concat([line, Buffer.from(`${PING}\n`)]));
+    assert.deepEqual(messages(stdout), [{ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }, JSON.parse(PONG)]);
+  });
+
+  test("bytes that are not UTF-8 are refused even when they fall across two chunks", async (t) => {
+    const { child, finish } = startServer(t);
+    // 0xe6 starts a three-byte character; the next chunk's "A" cannot continue it.
+    const reply = new Promise<string>((resolve) => child.stdout.once("data", resolve));
+    child.stdin.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"'), Buffer.from([0xe6])]));
+    await delay(50);
+    child.stdin.end('A"}\n');
+    assert.equal(await reply, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n');
+    await finish;
+  });
+
+  test("a line of whitespace that JSON does not know is a parse error, not a blank line", async () => {
+    for (const space of ["\v", "\f", "\u00a0", "\u2028", "\ufeff\ufeff"]) {
+      const { stdout } = await runServer([space, PING]);
+      assert.equal(messages(stdout).length, 2, JSON.stringify(space));
+      assert.equal((messages(stdout)[0] as Reply).error?.code, -32700, JSON.stringify(space));
+    }
+  });
+
+  test("a line over 64 MiB is answered with one -32600 naming its size, and the next line is served", { timeout: 30_000 }, async (t) => {
+    const { child, finish } = startServer(t);
+    const size = 64 * 1024 * 1024 + 1;
+    const chunk = Buffer.alloc(1 << 20, "a");
+    for (let sent = 0; sent < size; sent += chunk.length) {
+      const piece = sent + chunk.length > size ? chunk.subarray(0, size - sent) : chunk;
+      if (!child.stdin.write(piece)) await once(child.stdin, "drain");
+    }
+    child.stdin.end(`\n${PING}\n`);
+    const { code, stdout } = await finish;
+    assert.deepEqual(messages(stdout), [
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: line too long (${size} bytes)` } },
+      JSON.parse(PONG),
+    ]);
+    assert.equal(code, 0);
+  });
+
+  test("a line of exactly 64 MiB is still read", { timeout: 30_000 }, async () => {
+    const head = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"';
+    const tail = '"}}';
+    const padding = "x".repeat(64 * 1024 * 1024 - head.length - tail.length);
+    const { stdout } = await runServer([`${head}${padding}${tail}`]);
+    assert.deepEqual(messages(stdout), [{ jsonrpc: "2.0", id: 1, result: {} }]);
+  });
+
+  test("at the end of stdin the server exits once stdout is written, though no one reads its stderr", { timeout: 10_000 }, async () => {
+    // Each initialize logs the client's name: 400 of 1 KiB names fill the stderr pipe (64 KiB).
+    const name = "n".repeat(1024);
+    const input = Array.from({ length: 400 }, (_, index) => `${request(index, "initialize", { clientInfo: { name, version: "1" } })}\n`).join("");
+    const child = spawn(process.execPath, [serverPath], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stdin.end(input);
+    const [code] = await once(child, "exit");
+    assert.equal(code, 0);
+    assert.equal(lines(stdout).length, 400);
+    child.stderr.destroy();
+  });
+
+  test("client text in the log has every control character escaped", async () => {
+    const name = "a\u0085b\u2028c\u007fd\u001be\u009b";
+    const { stderr } = await runServer([request(1, "initialize", { clientInfo: { name, version: "1" } })]);
+    const logged = lines(stderr).find((line) => line.includes("initialize:")) ?? "";
+    assert.match(logged, /client="a\\u0085b\\u2028c\\u007fd\\u001be\\u009b"/);
+    assert.doesNotMatch(stderr, /[\u0080-\u009f\u2028\u007f\u001b]/);
+  });
+});
+
+describe("help for the person at the keyboard, on stderr only", SUITE, () => {
+  test("a pretty-printed request gets one parse error per line and one hint to keep it on one line", async () => {
+    const pretty = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }, null, 2).split("\n");
+    const { stdout, stderr } = await runServer(pretty);
+    assert.equal(pretty.length, 5);
+    assert.deepEqual(messages(stdout), pretty.map(() => ({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })));
+    assert.equal(lines(stderr).filter((line) => line.includes("one line")).length, 1, stderr);
+  });
+
+  test("a line that is simply not JSON gets no hint about pretty-printing", async () => {
+    const { stderr } = await runServer(["this is not json", "{'id':1}"]);
+    assert.doesNotMatch(stderr, /one line/);
+  });
+
+  test("a UTF-8 byte-order mark at the start of input is skipped", async () => {
+    const { stdout } = await run(process.execPath, [serverPath], `\ufeff${request(1, "ping")}\n`);
+    assert.deepEqual(messages(stdout), [{ jsonrpc: "2.0", id: 1, result: {} }]);
+  });
 });

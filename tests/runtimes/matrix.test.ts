@@ -20,6 +20,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ask, lines, root, serverPath, start, wrapPath } from "../helpers.ts";
+import { ARTICLE_LINES, ARTICLE_REPLIES, ARTICLE_SESSION } from "../fixtures/article-session.ts";
 
 /** A runtime as test names show it, and how it runs a file. */
 interface Runtime {
@@ -37,34 +38,6 @@ interface Grant {
   run: readonly string[];
   write: readonly string[];
 }
-
-/** One line the client types, and the line the server answers with, if any. */
-interface Exchange {
-  send: string;
-  reply?: string;
-}
-
-/** The session from the article, request by request: a handshake, a tool call and both kinds of error. */
-const SESSION: readonly Exchange[] = [
-  {
-    send: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"manual-test","version":"0.0.1"}}}',
-    reply: '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"json-rpc-study","version":"0.1.0"}}}',
-  },
-  // A notification: no reply, so the next reply read must be the tool call's.
-  { send: '{"jsonrpc":"2.0","method":"notifications/initialized"}' },
-  {
-    send: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":19,"b":23}}}',
-    reply: '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"19 + 23 = 42"}]}}',
-  },
-  {
-    send: '{"jsonrpc":"2.0","id":4,"method":"no/such/method"}',
-    reply: '{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: no/such/method"}}',
-  },
-  { send: "this is not json", reply: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}' },
-];
-
-/** Every line the server writes in the session, in order. */
-const REPLIES = SESSION.flatMap((exchange) => (exchange.reply === undefined ? [] : [exchange.reply]));
 
 /** How long one reply, or the exit after EOF, may take: generous for a cold start on a loaded machine. */
 const PATIENCE_MS = 10_000;
@@ -97,7 +70,7 @@ async function converse(command: string, args: readonly string[], cwd: string): 
   const exitedEarly = finish.then(({ code, signal }) => Promise.reject(new Error(`Exited mid-session: code ${code}, signal ${signal}`)));
   exitedEarly.catch(() => {});
   try {
-    for (const { send, reply } of SESSION) {
+    for (const { send, reply } of ARTICLE_SESSION) {
       if (reply === undefined) {
         child.stdin.write(`${send}\n`);
         continue;
@@ -108,7 +81,7 @@ async function converse(command: string, args: readonly string[], cwd: string): 
     child.stdin.end();
     const { code, signal } = await patiently(finish, "exit after stdin closed").catch(withStderr);
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, `stderr:\n${errors()}`);
-    assert.deepEqual(lines(output()), REPLIES, "stdout holds the replies and nothing else");
+    assert.deepEqual(lines(output()), ARTICLE_REPLIES, "stdout holds the replies and nothing else");
   } finally {
     // A test that failed half-way must not leave its process running.
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -128,8 +101,8 @@ function logged(log: string, direction: "→" | "←"): string[] {
 function assertLogged(logPath: string): void {
   assert.ok(existsSync(logPath), `no log at ${logPath}`);
   const log = readFileSync(logPath, "utf8");
-  assert.deepEqual(logged(log, "→"), SESSION.map((exchange) => exchange.send), "the log holds each line sent, marked →");
-  assert.deepEqual(logged(log, "←"), REPLIES, "the log holds each reply, marked ←");
+  assert.deepEqual(logged(log, "→"), ARTICLE_LINES, "the log holds each line sent, marked →");
+  assert.deepEqual(logged(log, "←"), ARTICLE_REPLIES, "the log holds each reply, marked ←");
 }
 
 /**
