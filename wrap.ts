@@ -189,8 +189,11 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
     catchUp(true);
     for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
     note(last);
-    // Settled either way: a failed log or a gone client has nothing left to flush.
-    await Promise.allSettled([finished(log.end()), finished(process.stdout.end())]);
+    // Settled either way: a failed log or a gone client has nothing left to flush. stdout is
+    // waited for by a write's callback, which comes once every earlier byte is written: on a
+    // terminal, stdout's "finish" never comes, and wrap would exit 0, late, whatever the server did.
+    const flushed = new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+    await Promise.allSettled([finished(log.end()), flushed]);
     process.exit(code);
   }
 

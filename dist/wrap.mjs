@@ -99,7 +99,8 @@ function proxy(command, args, logPath) {
     catchUp(true);
     for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
     note(last);
-    await Promise.allSettled([finished(log.end()), finished(process.stdout.end())]);
+    const flushed = new Promise((resolve) => process.stdout.write("", () => resolve()));
+    await Promise.allSettled([finished(log.end()), flushed]);
     process.exit(code);
   }
   const child = spawn(command, args, { stdio: "pipe" });
