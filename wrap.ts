@@ -12,7 +12,8 @@
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> <text>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
- *   ←  server to client, likewise; a response first shows its round-trip time: `← (1.9 ms) {…}`
+ *   ←  server to client, likewise; a response first shows its round-trip time:
+ *      `← (1.9 ms) {…}`
  *   !  a line the server wrote to stderr
  *   #  wrap's own events: start, end of input, signals, unanswered requests, exit
  * A response is paired with its request by id and direction: JSON-RPC is symmetric, and
@@ -35,14 +36,17 @@ import process from "node:process";
 import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 
-/** Where a line crossed: → client to server, ← server to client, ! server's stderr, # wrap itself. */
+/** Where a line crossed: → client to server, ← server to client, ! server's stderr, # wrap. */
 type Mark = "→" | "←" | "!" | "#";
 
 /** A request still waiting for its response: its method, and when it crossed. */
 type PendingRequest = { method: string; sentAt: number };
 
 /** What the command line asks for: to run a command, to show the usage, or to refuse. */
-type Invocation = { action: "run"; command: string; args: string[]; logPath: string } | { action: "help" } | { action: "misuse" };
+type Invocation =
+  | { action: "run"; command: string; args: string[]; logPath: string }
+  | { action: "help" }
+  | { action: "misuse" };
 
 /** How long the server may take to exit after the end of its input, and again after SIGTERM. */
 const GRACE_MS = 2_000;
@@ -53,7 +57,7 @@ const OPPOSITE = { "→": "←", "←": "→" } as const;
 /** Exit codes of our own, as shells use them: a bad command line, a command that cannot start. */
 const MISUSE = 2, CANNOT_START = 127;
 
-/** How many chunks the log may fall behind the traffic; past that, it catches up before reading more. */
+/** How many chunks the log may fall behind the traffic; past that, it catches up first. */
 const MAX_BACKLOG = 64;
 
 /** The "\n" that ends each event in the log. */
@@ -61,15 +65,21 @@ const NEWLINE = Buffer.from("\n");
 
 /** What --help prints. */
 const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
-Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged, and records every line to FILE (default: wire.log beside wrap.mjs).\n`;
+Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
+and records every line to FILE (default: wire.log beside wrap.mjs).\n`;
 
 /** Reads the command line; `here` is wrap's folder, where the default server and log live. */
 function parseArguments(argv: readonly string[], runtime: string, here: string): Invocation {
   const split = argv.indexOf("--");
   const options = split === -1 ? argv : argv.slice(0, split);
-  const [command, ...args] = split === -1 ? [runtime, join(here, "server.mjs")] : argv.slice(split + 1);
+  const defaultServer = [runtime, join(here, "server.mjs")];
+  const [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
   if (options.length === 1 && options[0] === "--help") return { action: "help" };
-  if (!command || (options.length > 0 && (options.length !== 2 || options[0] !== "--log" || !options[1]))) return { action: "misuse" };
+  // The only option is `--log FILE`, and a command must be named if `--` is there.
+  const logOption = options.length === 2 && options[0] === "--log" && options[1] !== "";
+  if (command === undefined || command === "" || (options.length > 0 && !logOption)) {
+    return { action: "misuse" };
+  }
   return { action: "run", command, args, logPath: options[1] ?? join(here, "wire.log") };
 }
 
@@ -81,9 +91,11 @@ function parseArguments(argv: readonly string[], runtime: string, here: string):
 function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
   const lines: Buffer[] = [];
   let start = 0;
-  for (let end = chunk.indexOf("\n"); end !== -1; start = end + 1, end = chunk.indexOf("\n", start)) {
+  for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+    const piece = chunk.subarray(start, end);
     // A line within one chunk is a view of it; only a line cut across chunks is copied.
-    lines.push(pieces.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...pieces.splice(0), chunk.subarray(start, end)]));
+    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
+    start = end + 1;
   }
   if (start < chunk.length) pieces.push(chunk.subarray(start));
   return lines;
@@ -94,22 +106,27 @@ function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
  * and id, and a response crossing the other way settles it. Returns the round-trip time in ms
  * when the line answers a request.
  */
-function pair(pending: Map<string, PendingRequest>, mark: "→" | "←", line: Buffer, now: number): number | undefined {
+function pair(
+  pending: Map<string, PendingRequest>, mark: "→" | "←", line: Buffer, now: number,
+): number | undefined {
   let message: unknown;
   try {
     message = JSON.parse(line.toString());
   } catch {
     return undefined; // Not JSON: logged all the same, paired with nothing.
   }
-  // Nothing to pair: a notification or a batch (JSON-RPC 2.0 §6, gone from MCP in 2025-06-18) has no id,
-  // and an error whose request could not be read has id null (JSON-RPC 2.0 §5).
+  // Nothing to pair: a notification or a batch (JSON-RPC 2.0 §6, gone from MCP in 2025-06-18)
+  // has no id, and an error whose request could not be read has id null (JSON-RPC 2.0 §5).
   if (typeof message !== "object" || message === null || !("id" in message)) return undefined;
   if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
   // JSON.stringify keeps id 1 and id "1" apart, as JSON-RPC does.
   const id = JSON.stringify(message.id);
-  // A request waits for its response, which will cross the other way.
-  // (`return void` stores it and returns undefined: a request has no round-trip time of its own.)
-  if ("method" in message && typeof message.method === "string") return void pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
+  // A request waits for its response, which will cross the other way; it has no round-trip
+  // time of its own.
+  if ("method" in message && typeof message.method === "string") {
+    pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
+    return undefined;
+  }
   const request = pending.get(`${OPPOSITE[mark]} ${id}`);
   pending.delete(`${OPPOSITE[mark]} ${id}`);
   return request === undefined ? undefined : now - request.sentAt;
@@ -121,7 +138,10 @@ function pair(pending: Map<string, PendingRequest>, mark: "→" | "←", line: B
 function proxy(command: string, args: readonly string[], logPath: string): void {
   // A new log is private (0600): it holds every message, and messages can hold secrets.
   const log = createWriteStream(logPath, { flags: "a", mode: 0o600 });
-  log.on("error", (error) => process.stderr.write(`wrap: cannot write log ${logPath}: ${error.message}; traffic still flows\n`));
+  log.on("error", (error) => {
+    const what = `wrap: cannot write log ${logPath}: ${error.message}`;
+    process.stderr.write(`${what}; traffic still flows\n`);
+  });
   const pending = new Map<string, PendingRequest>();
 
   /**
@@ -131,9 +151,13 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
    */
   const backlog: (() => void)[] = [];
 
-  /** Queues the events for one chunk's lines, stamped (by the defaults) with the time they crossed. */
-  function record(mark: Mark, lines: readonly Buffer[], at = new Date(), now = performance.now()): void {
-    if (backlog.push(() => write(mark, lines, at, now)) === 1) setImmediate(catchUp);
+  /** Queues the events for one chunk's lines, stamped with the time they crossed. */
+  function record(mark: Mark, lines: readonly Buffer[]): void {
+    const at = new Date();
+    const now = performance.now();
+    backlog.push(() => write(mark, lines, at, now));
+    // The first queued work starts the catching up; later work joins the queue.
+    if (backlog.length === 1) setImmediate(catchUp);
   }
 
   /** Does the oldest queued work, and more while the queue is too long; with `all`, all of it. */
@@ -143,13 +167,15 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
     if (backlog.length > 0) setImmediate(catchUp);
   }
 
-  /** Writes one event per line, the line's bytes as they are, in one write: lines that came together share a time. */
+  /** Writes one event per line, the line's bytes as they are, in one write: lines that came
+   * together share a time. */
   function write(mark: Mark, lines: readonly Buffer[], at: Date, now: number): void {
     if (!log.writable || lines.length === 0) return;
     const head = `${at.toISOString()} ${mark} `;
     const events = lines.flatMap((line) => {
       const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : undefined;
-      return [Buffer.from(elapsed === undefined ? head : `${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
+      const prefix = elapsed === undefined ? head : `${head}(${elapsed.toFixed(1)} ms) `;
+      return [Buffer.from(prefix), line, NEWLINE];
     });
     log.write(Buffer.concat(events));
   }
@@ -161,21 +187,25 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   }
 
   /** Passes a stream's bytes on untouched, and logs its lines from a tap beside the pipe. */
-  function relay(from: NodeJS.ReadableStream, to: NodeJS.WritableStream, mark: "→" | "←" | "!", end: boolean): void {
+  function relay(
+    from: NodeJS.ReadableStream, to: NodeJS.WritableStream, mark: "→" | "←" | "!", end: boolean,
+  ): void {
     const pieces: Buffer[] = [];
     // The pipe is set up first, so each chunk is passed on before the tap looks at it.
     from.pipe(to, { end });
     from.on("data", (chunk: Buffer) => record(mark, splitLines(pieces, chunk)));
     // A last line without "\n" is still a line.
     from.on("end", () => record(mark, pieces.length > 0 ? [Buffer.concat(pieces)] : []));
-    // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees every line.
+    // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
+    // every line.
     to.on("error", (error) => {
       note(`cannot pass ${mark} on: ${error.message}`);
       from.resume();
     });
   }
 
-  /** Sends the server a signal, then SIGKILL if it still runs a grace period later: no path leaves an orphan. */
+  /** Sends the server a signal, then SIGKILL if it still runs a grace period later: no path
+   * leaves an orphan. */
   function stop(signal: NodeJS.Signals, why: string): void {
     if (child.exitCode !== null || child.signalCode !== null) return;
     note(`${why}: sending ${signal}`);
@@ -183,14 +213,20 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
     setTimeout(() => stop("SIGKILL", `still running ${GRACE_MS} ms after ${signal}`), GRACE_MS);
   }
 
-  /** Logs the requests left unanswered and the last event, waits until the log and the client have every byte, and exits. */
+  /** Logs the requests left unanswered and the last event, waits until the log and the client
+   * have every byte, and exits. */
   async function finish(code: number, last: string): Promise<void> {
     // Catch up before reading `pending`: a response still queued would otherwise be listed.
     catchUp(true);
-    for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
+    for (const [key, request] of pending) {
+      note(`unanswered ${key} ${JSON.stringify(request.method)}`);
+    }
     note(last);
-    // Settled either way: a failed log or a gone client has nothing left to flush.
-    await Promise.allSettled([finished(log.end()), finished(process.stdout.end())]);
+    // Settled either way: a failed log or a gone client has nothing left to flush. stdout is
+    // waited for by a write's callback, which comes once every earlier byte is written: on a
+    // terminal stdout's "finish" never comes, and wrap would exit 0, late, whatever happened.
+    const flushed = new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+    await Promise.allSettled([finished(log.end()), flushed]);
     process.exit(code);
   }
 
@@ -207,14 +243,26 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   relay(child.stderr, process.stderr, "!", false);
 
   process.stdin.on("end", () => note("end of input"));
-  process.stdin.on("end", () => setTimeout(() => stop("SIGTERM", `still running ${GRACE_MS} ms after the end of input`), GRACE_MS));
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => stop(signal, `received ${signal}`));
-  // A process the server started may hold its pipes open; wait for them no longer than the grace period.
-  child.on("exit", () => setTimeout(() => [child.stdout, child.stderr].forEach((stream) => stream.push(null)), GRACE_MS));
+  process.stdin.on("end", () => {
+    const why = `still running ${GRACE_MS} ms after the end of input`;
+    setTimeout(() => stop("SIGTERM", why), GRACE_MS);
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => stop(signal, `received ${signal}`));
+  }
+  // A process the server started may hold its pipes open; wait for them no longer than the
+  // grace period.
+  child.on("exit", () => {
+    setTimeout(() => {
+      child.stdout.push(null);
+      child.stderr.push(null);
+    }, GRACE_MS);
+  });
   child.on("close", (code, signal) => {
     if (child.pid === undefined) return; // A failed start was reported by "error".
     // A signal's end is reported as shells do: 128 + its number.
-    void finish(signal === null ? (code ?? 0) : 128 + constants.signals[signal], signal === null ? `exit code ${code}` : `exit signal ${signal}`);
+    if (signal === null) void finish(code ?? 0, `exit code ${code}`);
+    else void finish(128 + constants.signals[signal], `exit signal ${signal}`);
   });
 }
 

@@ -18,21 +18,28 @@ var CANNOT_START = 127;
 var MAX_BACKLOG = 64;
 var NEWLINE = Buffer.from("\n");
 var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
-Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged, and records every line to FILE (default: wire.log beside wrap.mjs).
+Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
+and records every line to FILE (default: wire.log beside wrap.mjs).
 `;
 function parseArguments(argv2, runtime, here) {
   const split = argv2.indexOf("--");
   const options = split === -1 ? argv2 : argv2.slice(0, split);
-  const [command, ...args] = split === -1 ? [runtime, join(here, "server.mjs")] : argv2.slice(split + 1);
+  const defaultServer = [runtime, join(here, "server.mjs")];
+  const [command, ...args] = split === -1 ? defaultServer : argv2.slice(split + 1);
   if (options.length === 1 && options[0] === "--help") return { action: "help" };
-  if (!command || options.length > 0 && (options.length !== 2 || options[0] !== "--log" || !options[1])) return { action: "misuse" };
+  const logOption = options.length === 2 && options[0] === "--log" && options[1] !== "";
+  if (command === void 0 || command === "" || options.length > 0 && !logOption) {
+    return { action: "misuse" };
+  }
   return { action: "run", command, args, logPath: options[1] ?? join(here, "wire.log") };
 }
 function splitLines(pieces, chunk) {
   const lines = [];
   let start = 0;
-  for (let end = chunk.indexOf("\n"); end !== -1; start = end + 1, end = chunk.indexOf("\n", start)) {
-    lines.push(pieces.length === 0 ? chunk.subarray(start, end) : Buffer.concat([...pieces.splice(0), chunk.subarray(start, end)]));
+  for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+    const piece = chunk.subarray(start, end);
+    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
+    start = end + 1;
   }
   if (start < chunk.length) pieces.push(chunk.subarray(start));
   return lines;
@@ -47,19 +54,28 @@ function pair(pending, mark, line, now) {
   if (typeof message !== "object" || message === null || !("id" in message)) return void 0;
   if (typeof message.id !== "string" && typeof message.id !== "number") return void 0;
   const id = JSON.stringify(message.id);
-  if ("method" in message && typeof message.method === "string") return void pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
+  if ("method" in message && typeof message.method === "string") {
+    pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
+    return void 0;
+  }
   const request = pending.get(`${OPPOSITE[mark]} ${id}`);
   pending.delete(`${OPPOSITE[mark]} ${id}`);
   return request === void 0 ? void 0 : now - request.sentAt;
 }
 function proxy(command, args, logPath) {
   const log = createWriteStream(logPath, { flags: "a", mode: 384 });
-  log.on("error", (error) => process.stderr.write(`wrap: cannot write log ${logPath}: ${error.message}; traffic still flows
-`));
+  log.on("error", (error) => {
+    const what = `wrap: cannot write log ${logPath}: ${error.message}`;
+    process.stderr.write(`${what}; traffic still flows
+`);
+  });
   const pending = /* @__PURE__ */ new Map();
   const backlog = [];
-  function record(mark, lines, at = /* @__PURE__ */ new Date(), now = performance.now()) {
-    if (backlog.push(() => write(mark, lines, at, now)) === 1) setImmediate(catchUp);
+  function record(mark, lines) {
+    const at = /* @__PURE__ */ new Date();
+    const now = performance.now();
+    backlog.push(() => write(mark, lines, at, now));
+    if (backlog.length === 1) setImmediate(catchUp);
   }
   function catchUp(all = false) {
     backlog.shift()?.();
@@ -71,7 +87,8 @@ function proxy(command, args, logPath) {
     const head = `${at.toISOString()} ${mark} `;
     const events = lines.flatMap((line) => {
       const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : void 0;
-      return [Buffer.from(elapsed === void 0 ? head : `${head}(${elapsed.toFixed(1)} ms) `), line, NEWLINE];
+      const prefix = elapsed === void 0 ? head : `${head}(${elapsed.toFixed(1)} ms) `;
+      return [Buffer.from(prefix), line, NEWLINE];
     });
     log.write(Buffer.concat(events));
   }
@@ -97,9 +114,12 @@ function proxy(command, args, logPath) {
   }
   async function finish(code, last) {
     catchUp(true);
-    for (const [key, request] of pending) note(`unanswered ${key} ${JSON.stringify(request.method)}`);
+    for (const [key, request] of pending) {
+      note(`unanswered ${key} ${JSON.stringify(request.method)}`);
+    }
     note(last);
-    await Promise.allSettled([finished(log.end()), finished(process.stdout.end())]);
+    const flushed = new Promise((resolve) => process.stdout.write("", () => resolve()));
+    await Promise.allSettled([finished(log.end()), flushed]);
     process.exit(code);
   }
   const child = spawn(command, args, { stdio: "pipe" });
@@ -114,12 +134,23 @@ function proxy(command, args, logPath) {
   relay(child.stdout, process.stdout, "←", true);
   relay(child.stderr, process.stderr, "!", false);
   process.stdin.on("end", () => note("end of input"));
-  process.stdin.on("end", () => setTimeout(() => stop("SIGTERM", `still running ${GRACE_MS} ms after the end of input`), GRACE_MS));
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => stop(signal, `received ${signal}`));
-  child.on("exit", () => setTimeout(() => [child.stdout, child.stderr].forEach((stream) => stream.push(null)), GRACE_MS));
+  process.stdin.on("end", () => {
+    const why = `still running ${GRACE_MS} ms after the end of input`;
+    setTimeout(() => stop("SIGTERM", why), GRACE_MS);
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => stop(signal, `received ${signal}`));
+  }
+  child.on("exit", () => {
+    setTimeout(() => {
+      child.stdout.push(null);
+      child.stderr.push(null);
+    }, GRACE_MS);
+  });
   child.on("close", (code, signal) => {
     if (child.pid === void 0) return;
-    void finish(signal === null ? code ?? 0 : 128 + constants.signals[signal], signal === null ? `exit code ${code}` : `exit signal ${signal}`);
+    if (signal === null) void finish(code ?? 0, `exit code ${code}`);
+    else void finish(128 + constants.signals[signal], `exit signal ${signal}`);
   });
 }
 var READERS = ["diagram", "replay", "redact"];
