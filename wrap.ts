@@ -268,108 +268,80 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
 
 // ---- Readers: one parser of wire.log, shared by diagram, replay and redact ----
 
-/** One event of a wire.log; `head` is everything before the line's bytes, `text` the bytes. */
+// The readers' one import of their own, kept here so that the recorder above reads on its own.
+import { parseArgs } from "node:util";
+
+/** One event of a wire.log: `head` is all before the line's bytes, `text` the bytes. */
 type LogEvent = {
   mark: Mark; elapsed: string | undefined; tags: string[]; head: string; text: string;
+  messages: Message[]; // What a → or ← line holds, classified once; none for ! and #.
 };
 
-/** A JSON-RPC message, classified once (JSON-RPC 2.0 §4, §4.1, §5); `other` is anything else. */
+/** A JSON-RPC message (JSON-RPC 2.0 §4, §4.1, §5); `other` is anything else. */
 type Message =
   | { kind: "request"; id: unknown; method: string; params: unknown }
   | { kind: "notification"; method: string; params: unknown }
   | { kind: "response"; id: unknown; result: unknown; error: unknown }
   | { kind: "other" };
 
-/** What a reader's command line asks for. */
-type ReaderInvocation =
-  | { action: "diagram"; logPath: string; out: string | undefined; redact: boolean }
-  | { action: "replay"; logPath: string; command: string; args: string[]; options: ReplayOptions }
-  | { action: "redact"; logPath: string };
-
-/** What replay skips in the comparison (paths of keys, `*` for any), and how long it waits. */
-type ReplayOptions = { ignore: string[][]; timeoutMs: number };
-
-/** The readers, named as their command-line words. */
-const READERS = ["diagram", "replay", "redact"] as const;
-
 /** The marks, to narrow a mark read from the log. */
-const MARKS = ["→", "←", "!", "#"] as const;
+const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
 
-/** An event's head: time, mark, and the round-trip time a response starts with. */
-const EVENT_HEAD = /^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?/;
+/** An event's head: time, mark, a response's round-trip time, then the hygiene tags in order. */
+const EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` +
+  [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"]
+    .map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
 
-/** The hygiene tags of the log format, in the order they must come. */
-const HYGIENE_TAGS = [/^\d+ bytes$/, /^not UTF-8$/, /^CRLF$/, /^no request$/, /^id in use$/,
-  /^not JSON-RPC$/];
+/** The readers, by their command-line words, and the options (below) each one takes. */
+const READERS = new Map<string, readonly string[]>([
+  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []]]);
+
+/** Every reader's options, as node:util's parseArgs reads them. */
+const READER_OPTIONS = {
+  out: { type: "string" }, "no-redact": { type: "boolean" },
+  ignore: { type: "string", multiple: true }, timeout: { type: "string" },
+} as const;
 
 /** What --help adds for the readers. */
-const READER_USAGE = `
-Reading a log back:
+const READER_USAGE = `Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-      Markdown with Mermaid sequence diagrams of the session, secrets redacted.
   wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
-      Sends the log's client lines to COMMAND and compares its responses with the log's.
-      PATH names a field to skip, as result.serverInfo.version (* matches any key).
-      MS is how long to wait for each response (default 5000).
-  wrap redact WIRE_LOG
-      Writes a copy of the log with its secrets replaced by "[redacted]" to stdout.
-`;
+  wrap redact WIRE_LOG\n`;
 
-/** Reads a reader's command line: its options, the log, and for replay `-- COMMAND`. */
-function parseReaderArguments(
-  reader: string, argv: readonly string[]): ReaderInvocation | undefined {
-  const split = argv.indexOf("--");
-  const words = split === -1 ? argv : argv.slice(0, split);
-  const [command, ...args] = split === -1 ? [] : argv.slice(split + 1);
-  const options: ReplayOptions = { ignore: [], timeoutMs: 5_000 };
-  const logPaths: string[] = [];
-  let out: string | undefined;
-  let redact = true;
-  for (let index = 0; index < words.length; index += 1) {
-    const word = words[index] ?? "";
-    const value = words[index + 1] ?? "--";
-    const takesValue = ["--out", "--ignore", "--timeout"].includes(word) && !value.startsWith("--");
-    if (takesValue) index += 1;
-    if (reader === "diagram" && word === "--no-redact") redact = false;
-    else if (reader === "diagram" && word === "--out" && takesValue) out = value;
-    else if (reader === "replay" && word === "--ignore" && takesValue) {
-      options.ignore.push(value.split("."));
-    } else if (reader === "replay" && word === "--timeout" && takesValue) {
-      options.timeoutMs = Number(value);
-    }
-    else logPaths.push(word);
+/** Reads a reader's command line: its options, one log, and for replay `-- COMMAND`. */
+function parseReaderArguments(reader: string, args: readonly string[]) {
+  try {
+    const config = { args, options: READER_OPTIONS, allowPositionals: true } as const;
+    const { values, positionals } = parseArgs(config);
+    // After `--`, every word is the command's (parseArgs reads them as positionals).
+    const [logPath, command, ...commandArgs] = positionals;
+    const timeoutMs = Number(values.timeout ?? 5_000);
+    const foreign = Object.keys(values).some((name) => !READERS.get(reader)?.includes(name));
+    const replaying = reader === "replay";
+    const wellFormed = !foreign && timeoutMs > 0 && (command !== undefined) === replaying;
+    if (logPath === undefined || !wellFormed) return undefined;
+    const ignore = (values.ignore ?? []).map((path) => path.split("."));
+    const redact = values["no-redact"] !== true;
+    return { reader, logPath, command, commandArgs, out: values.out, redact, ignore, timeoutMs };
+  } catch {
+    return undefined; // parseArgs throws on an unknown option, or an option without its value.
   }
-  const [logPath] = logPaths;
-  const wellFormed = logPaths.length === 1 && logPath !== undefined && !logPath.startsWith("--");
-  const commandWanted = reader === "replay";
-  if (!wellFormed || !(options.timeoutMs > 0) || (command !== undefined) !== commandWanted) {
-    return undefined;
-  }
-  if (reader === "diagram") return { action: "diagram", logPath, out, redact };
-  if (reader === "replay" && command !== undefined) {
-    return { action: "replay", logPath, command, args, options };
-  }
-  return { action: "redact", logPath };
 }
 
 /** Reads one line of a wire.log; a line that is not an event gives undefined. */
 function parseEvent(line: string): LogEvent | undefined {
   const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((candidate) => candidate === head?.[1]);
+  const mark = MARKS.find((each) => each === head?.[1]);
   if (head === null || mark === undefined) return undefined;
-  const tags: string[] = [];
-  let rest = line.slice(head[0].length);
-  // Each tag comes after the one before it in the vocabulary; none follows [not JSON-RPC].
-  for (let next = 0; next < HYGIENE_TAGS.length; next += 1) {
-    const tag = /^\[([^\]]*)\] /.exec(rest)?.[1];
-    const known = HYGIENE_TAGS.findIndex((pattern) => tag !== undefined && pattern.test(tag));
-    if (tag === undefined || known < next) break;
-    tags.push(tag);
-    rest = rest.slice(tag.length + 3);
-    next = known;
-  }
-  const text = rest;
-  return { mark, elapsed: head[2], tags, head: line.slice(0, line.length - text.length), text };
+  const text = line.slice(head[0].length);
+  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+  const messages = mark === "→" || mark === "←" ? classify(text) : [];
+  return { mark, elapsed: head[2], tags, head: head[0], text, messages };
+}
+
+/** Reads a wire.log's text into its events. */
+function parseLog(log: string): LogEvent[] {
+  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
 }
 
 /** True for a JSON object or array, whose own keys can be looked up. */
@@ -386,41 +358,27 @@ function dig(value: unknown, ...keys: string[]): unknown {
   return found;
 }
 
-/** The messages of one line: one, or each entry of a batch (JSON-RPC 2.0 §6). */
-function messagesOf(text: string): Message[] {
-  let value: unknown;
+/** A line's JSON value, or undefined (which JSON cannot hold) when the line is not JSON. */
+function parseJson(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    return [{ kind: "other" }];
+    return undefined;
   }
-  return (Array.isArray(value) ? value : [value]).map(classify);
 }
 
-/** Classifies a parsed value as the kind of message its keys make it. */
-function classify(value: unknown): Message {
-  const id = dig(value, "id");
-  const method = dig(value, "method");
-  const hasId = typeof id === "string" || typeof id === "number";
-  const params = dig(value, "params");
-  if (typeof method === "string") {
-    if (hasId) return { kind: "request", id, method, params };
-    return { kind: "notification", method, params };
-  }
-  const answers = isRecord(value) && (Object.hasOwn(value, "result") ||
-    Object.hasOwn(value, "error"));
-  if (!answers || !Object.hasOwn(value, "id")) return { kind: "other" };
-  return { kind: "response", id, result: dig(value, "result"), error: dig(value, "error") };
-}
-
-/** Reads a wire.log's text, or says plainly why not and exits. */
-async function readLog(logPath: string): Promise<string> {
-  try {
-    return await readFile(logPath, "utf8");
-  } catch (error) {
-    process.stderr.write(`wrap: cannot read ${logPath}: ${String(error)}\n`);
-    process.exit(1);
-  }
+/** The messages of one line, classified by their keys: one, or a batch's (JSON-RPC 2.0 §6). */
+function classify(text: string): Message[] {
+  const value = parseJson(text);
+  return (Array.isArray(value) ? value : [value]).map((entry: unknown): Message => {
+    const [id, method, params, result, error] = ["id", "method", "params", "result", "error"]
+      .map((key) => dig(entry, key));
+    const validId = typeof id === "string" || typeof id === "number";
+    if (typeof method === "string" && validId) return { kind: "request", id, method, params };
+    if (typeof method === "string") return { kind: "notification", method, params };
+    const answers = id !== undefined && (result !== undefined || error !== undefined);
+    return answers ? { kind: "response", id, result, error } : { kind: "other" };
+  });
 }
 
 // ---- Reader: redact, a copy of the log that can be shared ----
@@ -435,30 +393,23 @@ const SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(
 const SECRET_TEXT =
   /\bBearer\s+[^\s"',;]+|\b(?:sk-[\w-]{16,}|ghp_[A-Za-z0-9]{20,}|xox[a-z]-[\w-]{8,})/g;
 
-/** A key that names a secret and its value, in text that is not JSON: `token=…`, `"key": "…"`. */
-const SECRET_PAIR = new RegExp(String.raw`\b(authorization|cookie|password|secret|token|api_?key|` +
-  String.raw`\w+_(?:token|key))("? ?[:=] ?"?)[^\s"',;&]+`, "gi");
+/** A secret key and its value in text that is not JSON: `token=…`, `"api_key": "…"`. */
+const SECRET_PAIR = new RegExp(String.raw`\b(authorization|cookie|password|secret|token|` +
+  String.raw`api_?key|\w+_(?:token|key))("? ?[:=] ?"?)[^\s"',;&]+`, "gi");
 
-/** A copy of a parsed value with the values under secret keys and secret-shaped text replaced. */
-function redactValue(value: unknown): unknown {
-  if (typeof value === "string") return value.replace(SECRET_TEXT, REDACTED);
-  if (Array.isArray(value)) return value.map(redactValue);
-  if (!isRecord(value)) return value;
-  const entries = Object.entries(value).map(([key, inner]) => {
-    return [key, SECRET_KEY.test(key) ? REDACTED : redactValue(inner)] as const;
-  });
-  return Object.fromEntries(entries);
+/** JSON.parse's reviver for redaction: a secret key's value goes, and secret-shaped text. */
+function hideSecret(key: string, value: unknown): unknown {
+  if (SECRET_KEY.test(key)) return REDACTED;
+  return typeof value === "string" ? value.replace(SECRET_TEXT, REDACTED) : value;
 }
 
-/** A line's text redacted: JSON stays JSON, and is rewritten only when it held a secret. */
+/** A line's text redacted: JSON stays valid JSON, and is rewritten only when it held a secret. */
 function redactText(text: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const value = parseJson(text);
+  if (value === undefined) {
     return text.replace(SECRET_PAIR, `$1$2${REDACTED}`).replace(SECRET_TEXT, REDACTED);
   }
-  const redacted = JSON.stringify(redactValue(value));
+  const redacted = JSON.stringify(JSON.parse(text, hideSecret));
   return redacted === JSON.stringify(value) ? text : redacted;
 }
 
@@ -475,116 +426,99 @@ function redactLog(log: string): string {
 /** Zenn's limit on one code block, in characters. */
 const BLOCK_LIMIT = 2_000;
 
-/** Who sends and who receives, by mark: C is the client and S the server. */
-const ENDS = { "→": ["C", "S"], "←": ["S", "C"] } as const;
-
 /**
- * Characters that mean something to Mermaid 8.10 or 11 inside a label (`;` and newlines end a
- * statement, `#…;` is an entity, `<` starts HTML, `%%{` a directive), and the look-alikes that
- * stand for them.
+ * Characters that mean something to Mermaid 8.10 or 11 inside a label, and look-alikes for
+ * them: `;` ends a statement, `#…;` is an entity, `<` starts HTML, `%%{` a directive.
  */
 const LOOKALIKES = new Map([["#", "＃"], [";", "；"], ["<", "‹"], [">", "›"], ["%", "％"],
   ["&", "＆"], ['"', "'"], ["{", "（"], ["}", "）"]]);
 
-/** Text made safe for a Mermaid label, on one line and at most `max` characters. */
+/** Text made safe for a Mermaid label: one line, look-alikes, at most `max` characters. */
 function label(text: string, max: number): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/[#;<>%&"{}]/g, (character) => {
-    return LOOKALIKES.get(character) ?? " ";
-  });
-  const characters = Array.from(flat.trim());
-  const short = characters.length > max ? `${characters.slice(0, max - 1).join("")}…` : flat.trim();
-  return short === "" ? "(empty)" : short;
+  const safe = text.replace(/[#;<>%&"{}]/g, (character) => LOOKALIKES.get(character) ?? "");
+  // A newline would end the statement (Mermaid's grammar): every control character goes.
+  const characters = Array.from(safe.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim());
+  const short = characters.length > max ? [...characters.slice(0, max - 1), "…"] : characters;
+  return short.length === 0 ? "(empty)" : short.join("");
 }
 
-/** A name from an `initialize` or modern `_meta` info object (clientInfo, serverInfo). */
-function infoName(holder: unknown, info: string): string | undefined {
-  const modern = dig(holder, "_meta", `io.modelcontextprotocol/${info}`, "name");
-  const name = dig(holder, info, "name") ?? modern;
-  return typeof name === "string" ? name : undefined;
+/** A side's name: clientInfo in a request's params, serverInfo in a result, or in `_meta`. */
+function sideName(messages: readonly Message[], field: "params" | "result", info: string) {
+  for (const message of messages) {
+    const holder = dig(message, field);
+    const modern = dig(holder, "_meta", `io.modelcontextprotocol/${info}`, "name");
+    const name = dig(holder, info, "name") ?? modern;
+    if (typeof name === "string") return name;
+  }
+  return undefined;
 }
 
-/** A response summarised: the round-trip time, then its error code, isError, or first text. */
-function summary(message: Extract<Message, { kind: "response" }>, elapsed: string | undefined) {
-  const time = elapsed === undefined ? "" : `${elapsed} ms `;
+/** A message as an arrow and what its label says: what it is, never its whole payload. */
+function describe(message: Message, event: LogEvent): [string, string] {
+  if (message.kind === "other") return ["->>", `not JSON-RPC ${label(event.text, 20)}`];
+  if (message.kind === "notification") return ["-)", message.method];
+  if (message.kind === "request") {
+    const tool = message.method === "tools/call" ? dig(message.params, "name") : undefined;
+    return ["->>", typeof tool === "string" ? `${message.method} ${tool}` : message.method];
+  }
+  const time = event.elapsed === undefined ? "" : `${event.elapsed} ms `;
   const text = dig(message.result, "content", "0", "text");
-  if (message.error !== undefined) return `${time}error ${String(dig(message.error, "code"))}`;
-  if (dig(message.result, "isError") === true) return `${time}isError ${String(text ?? "")}`;
-  return typeof text === "string" ? `${time}${text}` : `${time}result`;
+  const code = dig(message.error, "code");
+  if (message.error !== undefined) return ["-->>", `${time}error ${String(code)}`];
+  if (dig(message.result, "isError") === true) return ["-->>", `${time}isError ${String(text)}`];
+  return ["-->>", typeof text === "string" ? `${time}${text}` : `${time}result`];
 }
 
-/** The diagram's statements for one event, and the names of the two sides it reveals. */
-function statements(event: LogEvent, names: Map<"C" | "S", string>): string[] {
+/** The diagram's statements for one event: an arrow per message, a note for the rest. */
+function statements(event: LogEvent): string[] {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const [from, to] = ENDS[event.mark];
-  const arrows = messagesOf(event.text).map((message) => {
-    if (message.kind === "request") {
-      const client = infoName(message.params, "clientInfo");
-      if (client !== undefined && !names.has("C")) names.set("C", client);
-      const tool = message.method === "tools/call" ? dig(message.params, "name") : undefined;
-      const name = typeof tool === "string" ? `${message.method} ${tool}` : message.method;
-      return `${from}->>${to}: ${label(name, 50)}`;
-    }
-    if (message.kind === "notification") return `${from}-)${to}: ${label(message.method, 50)}`;
-    if (message.kind === "other") return `${from}->>${to}: not JSON-RPC ${label(event.text, 20)}`;
-    const server = infoName(message.result, "serverInfo");
-    if (server !== undefined && !names.has("S")) names.set("S", server);
-    return `${from}-->>${to}: ${label(summary(message, event.elapsed), 50)}`;
+  const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
+  const arrows = event.messages.map((message) => {
+    const [arrow, text] = describe(message, event);
+    return `${from}${arrow}${to}: ${label(text, 50)}`;
   });
-  const tags = event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`);
-  return [...arrows, ...tags];
+  return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
 
 /** The session as Markdown: numbered ```mermaid blocks of at most BLOCK_LIMIT characters. */
 function diagram(events: readonly LogEvent[]): string {
-  const names = new Map<"C" | "S", string>();
-  const body = events.flatMap((event) => statements(event, names));
+  const messages = events.flatMap((event) => event.messages);
   // No serverInfo (a server that failed, or never answered): the command that wrap started.
   const start = events.find((event) => event.mark === "#" && event.text.startsWith("start pid "));
-  const command = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2);
-  const fallback = command?.map((word) => word.split("/").at(-1)).join(" ") ?? "server";
-  const head = ["```mermaid", "sequenceDiagram",
-    `participant C as ${label(names.get("C") ?? "client", 40)}`,
-    `participant S as ${label(names.get("S") ?? fallback, 40)}`];
-  // Room for the fences, the participants and the two notes that join one block to the next.
-  const room = BLOCK_LIMIT - head.join("\n").length - 100;
-  const parts: string[][] = [[]];
-  let size = 0;
-  for (const statement of body) {
-    const full = size + statement.length + 1 > room;
-    if (full) parts.push([]);
-    if (full) size = 0;
-    parts.at(-1)?.push(statement);
-    size += statement.length + 1;
+  const words = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
+  const command = words.map((word) => word.split("/").at(-1)).join(" ");
+  const head = ["sequenceDiagram",
+    `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
+    `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command, 40)}`];
+  let part: string[] = [];
+  const parts = [part];
+  for (const statement of events.flatMap(statements)) {
+    // Room is left for the fences and the note that joins a block to the one before.
+    if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
+      part = [];
+      parts.push(part);
+    }
+    part.push(statement);
   }
-  return parts.map((part, index) => {
+  return parts.map((lines, index) => {
     const count = `${index + 1} of ${parts.length}`;
-    const before = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
-    const after = index < parts.length - 1 ? [`Note over C,S: continued in part ${index + 2}`] : [];
+    const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
     const title = parts.length > 1 ? `Part ${count}\n\n` : "";
-    return `${title}${[...head, ...before, ...part, ...after, "```"].join("\n")}\n`;
+    return `${title}${["```mermaid", ...head, ...joint, ...lines, "```"].join("\n")}\n`;
   }).join("\n");
 }
 
 // ---- Reader: replay, a golden test of any stdio server from one recorded session ----
 
-/** A response's key: its id and which response with that id it is, so null ids count too. */
-function responseKey(counts: Map<string, number>, id: unknown): string {
-  const seen = counts.get(JSON.stringify(id)) ?? 0;
-  counts.set(JSON.stringify(id), seen + 1);
-  return `${JSON.stringify(id)} #${seen + 1}`;
-}
-
 /** The differences between a recorded and a replayed value, one line each; key order ignored. */
-function differences(
-  expected: unknown, actual: unknown, path: string[], ignore: string[][]): string[] {
+function differences(expected: unknown, actual: unknown, path: string[], ignore: string[][]) {
   const ignored = ignore.some((pattern) => pattern.length === path.length &&
     pattern.every((key, index) => key === "*" || key === path[index]));
   if (ignored) return [];
-  const bothArrays = Array.isArray(expected) === Array.isArray(actual);
-  if (isRecord(expected) && isRecord(actual) && bothArrays) {
+  if (isRecord(expected) && isRecord(actual) && Array.isArray(expected) === Array.isArray(actual)) {
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-    return [...keys].flatMap((key) => {
+    return [...keys].flatMap((key): string[] => {
       return differences(dig(expected, key), dig(actual, key), [...path, key], ignore);
     });
   }
@@ -594,106 +528,85 @@ function differences(
 }
 
 /** Replays a log to a command, prints what differs and one summary line; 0 when all match. */
-async function replay(logPath: string, command: string, args: string[], options: ReplayOptions) {
-  const events = parseLog(await readLog(logPath));
+async function replay(events: readonly LogEvent[], command: string, args: string[],
+  ignore: string[][], timeoutMs: number): Promise<number> {
   const server = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-  // A server that has exited cannot read: its EPIPE is reported as missing responses instead.
+  // A server that has exited cannot read: what it left unanswered shows as missing.
   server.stdin.on("error", () => {});
-  const replayed = new Map<string, Message>();
-  const waiting = new Map<string, () => void>();
-  const counts = new Map<string, number>();
-  let exited = false;
-  server.on("close", () => {
-    exited = true;
-    for (const wake of waiting.values()) wake();
-  });
-  createInterface({ input: server.stdout }).on("line", (line) => {
-    for (const message of messagesOf(line).filter((each) => each.kind === "response")) {
-      const key = responseKey(counts, message.id);
-      replayed.set(key, message);
-      waiting.get(key)?.();
+  const exited = new AbortController();
+  server.on("close", () => exited.abort());
+  // The responses that came back and wait to be compared, by id, in the order they came.
+  const replayed = new Map<string, Message[]>();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (line) => {
+    for (const message of classify(line).filter((each) => each.kind === "response")) {
+      const id = JSON.stringify(message.id);
+      replayed.set(id, [...replayed.get(id) ?? [], message]);
     }
   });
-  const arrival = (key: string) => new Promise<void>((resolve) => {
-    if (replayed.has(key) || exited) resolve();
-    const timer = setTimeout(resolve, options.timeoutMs);
-    waiting.set(key, () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  const recorded = new Map<string, Message>();
   const methods = new Map<string, string>();
-  const recordedCounts = new Map<string, number>();
+  const tally = { match: 0, differ: 0, missing: 0 };
   for (const event of events) {
-    const messages = event.mark === "→" || event.mark === "←" ? messagesOf(event.text) : [];
-    for (const message of messages) {
-      if (message.kind === "request") methods.set(JSON.stringify(message.id), message.method);
+    for (const message of event.messages) {
+      if (message.kind === "request" && event.mark === "→") {
+        methods.set(JSON.stringify(message.id), message.method);
+      }
       if (message.kind !== "response" || event.mark !== "←") continue;
-      const key = responseKey(recordedCounts, message.id);
-      recorded.set(key, message);
+      const id = JSON.stringify(message.id);
       // The client sent its next line only after this response came back; so does replay.
-      await arrival(key);
+      const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs)]);
+      while ((replayed.get(id) ?? []).length === 0 && !signal.aborted) {
+        await once(lines, "line", { signal }).catch(() => []);
+      }
+      const actual = replayed.get(id)?.shift();
+      const found = actual === undefined ? [] : differences(message, actual, [], ignore);
+      const outcome = actual === undefined ? "missing" : found.length > 0 ? "differ" : "match";
+      tally[outcome] += 1;
+      const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
+      const problem = outcome === "missing" ? "missing" : found.slice(0, 3).join("; ");
+      if (outcome !== "match") process.stdout.write(`✗ ${name}: ${problem}\n`);
     }
-    if (event.mark === "→" && !exited) server.stdin.write(`${event.text}\n`);
+    if (event.mark === "→") server.stdin.write(`${event.text}\n`);
   }
   server.stdin.end();
-  const stopping = setTimeout(() => server.kill("SIGKILL"), GRACE_MS);
-  if (!exited) await once(server, "close");
+  // A server that outlives the end of its input is stopped after the same time limit.
+  const stopping = setTimeout(() => server.kill("SIGKILL"), timeoutMs);
+  if (!exited.signal.aborted) await once(exited.signal, "abort");
   clearTimeout(stopping);
-  let matched = 0;
-  let missing = 0;
-  for (const [key, expected] of recorded) {
-    const actual = replayed.get(key);
-    const method = methods.get(key.split(" #")[0] ?? "");
-    const id = key.replace(/ #1$/, "");
-    const name = method === undefined ? id : `${id} ${JSON.stringify(method)}`;
-    const expectedBody = { result: dig(expected, "result"), error: dig(expected, "error") };
-    const actualBody = { result: dig(actual, "result"), error: dig(actual, "error") };
-    const found = differences(expectedBody, actualBody, [], options.ignore);
-    if (actual === undefined) missing += 1;
-    if (actual !== undefined && found.length === 0) matched += 1;
-    if (actual === undefined) process.stdout.write(`✗ ${name}: missing\n`);
-    else if (found.length > 0) process.stdout.write(`✗ ${name}: ${found.slice(0, 3).join("; ")}\n`);
-  }
-  const unexpected = [...replayed.keys()].filter((key) => !recorded.has(key));
-  for (const key of unexpected) process.stdout.write(`✗ ${key.replace(/ #1$/, "")}: unexpected\n`);
-  const differ = recorded.size - matched - missing;
-  process.stdout.write(`replay: ${recorded.size} responses, ${matched} match, ${differ} differ, ` +
-    `${missing} missing, ${unexpected.length} unexpected\n`);
-  return matched === recorded.size && unexpected.length === 0 ? 0 : 1;
-}
-
-/** Reads a wire.log's text into its events. */
-function parseLog(log: string): LogEvent[] {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+  const unexpected = [...replayed].flatMap(([id, left]) => left.map(() => id));
+  for (const id of unexpected) process.stdout.write(`✗ ${id}: unexpected\n`);
+  const { match, differ, missing } = tally;
+  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ` +
+    `${differ} differ, ${missing} missing, ${unexpected.length} unexpected\n`);
+  return differ + missing + unexpected.length === 0 ? 0 : 1;
 }
 
 // ---- Dispatch: read the command line once, then record or read ----
 
 const argv = process.argv.slice(2);
-const reader = READERS.find((name) => name === argv[0]);
-const readerInvocation = reader === undefined ? undefined : parseReaderArguments(reader,
-  argv.slice(1));
+const reader = [...READERS.keys()].find((name) => name === argv[0]);
+const reading = reader === undefined ? undefined : parseReaderArguments(reader, argv.slice(1));
 const invocation = parseArguments(argv, process.execPath, dirname(fileURLToPath(import.meta.url)));
-if (reader !== undefined && readerInvocation === undefined) {
-  process.stderr.write(USAGE + READER_USAGE);
-  process.exit(MISUSE);
-}
-if (readerInvocation?.action === "diagram") {
-  const log = await readLog(readerInvocation.logPath);
-  const events = parseLog(readerInvocation.redact ? redactLog(log) : log);
-  if (readerInvocation.out === undefined) process.stdout.write(diagram(events));
-  else await writeFile(readerInvocation.out, diagram(events));
-} else if (readerInvocation?.action === "redact") {
-  process.stdout.write(redactLog(await readLog(readerInvocation.logPath)));
-} else if (readerInvocation?.action === "replay") {
-  const { logPath, command, args, options } = readerInvocation;
-  process.exitCode = await replay(logPath, command, args, options);
-} else if (invocation.action === "run") {
+if (reading !== undefined) {
+  const log = await readFile(reading.logPath, "utf8").catch((error: unknown) => {
+    process.stderr.write(`wrap: cannot read ${reading.logPath}: ${String(error)}\n`);
+    process.exit(1);
+  });
+  if (reading.reader === "redact") process.stdout.write(redactLog(log));
+  if (reading.reader === "diagram") {
+    const markdown = diagram(parseLog(reading.redact ? redactLog(log) : log));
+    if (reading.out === undefined) process.stdout.write(markdown);
+    else await writeFile(reading.out, markdown);
+  }
+  if (reading.reader === "replay" && reading.command !== undefined) {
+    const { command, commandArgs, ignore, timeoutMs } = reading;
+    process.exitCode = await replay(parseLog(log), command, commandArgs, ignore, timeoutMs);
+  }
+} else if (reader === undefined && invocation.action === "run") {
   proxy(invocation.command, invocation.args, invocation.logPath);
 } else {
   // --help is an answer, on stdout; a command line we cannot read is a mistake, on stderr.
-  (invocation.action === "help" ? process.stdout : process.stderr).write(USAGE + READER_USAGE);
-  process.exit(invocation.action === "help" ? 0 : MISUSE);
+  const help = reader === undefined && invocation.action === "help";
+  (help ? process.stdout : process.stderr).write(USAGE + READER_USAGE);
+  process.exit(help ? 0 : MISUSE);
 }

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 var GRACE_MS = 2e3;
 var OPPOSITE = { "→": "←", "←": "→" };
 var MISUSE = 2;
@@ -153,77 +154,52 @@ function proxy(command, args, logPath) {
     else void finish(128 + constants.signals[signal], `exit signal ${signal}`);
   });
 }
-var READERS = ["diagram", "replay", "redact"];
 var MARKS = ["→", "←", "!", "#"];
-var EVENT_HEAD = /^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?/;
-var HYGIENE_TAGS = [
-  /^\d+ bytes$/,
-  /^not UTF-8$/,
-  /^CRLF$/,
-  /^no request$/,
-  /^id in use$/,
-  /^not JSON-RPC$/
-];
-var READER_USAGE = `
-Reading a log back:
+var EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` + [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"].map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
+var READERS = /* @__PURE__ */ new Map([
+  ["diagram", ["out", "no-redact"]],
+  ["replay", ["ignore", "timeout"]],
+  ["redact", []]
+]);
+var READER_OPTIONS = {
+  out: { type: "string" },
+  "no-redact": { type: "boolean" },
+  ignore: { type: "string", multiple: true },
+  timeout: { type: "string" }
+};
+var READER_USAGE = `Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-      Markdown with Mermaid sequence diagrams of the session, secrets redacted.
   wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
-      Sends the log's client lines to COMMAND and compares its responses with the log's.
-      PATH names a field to skip, as result.serverInfo.version (* matches any key).
-      MS is how long to wait for each response (default 5000).
   wrap redact WIRE_LOG
-      Writes a copy of the log with its secrets replaced by "[redacted]" to stdout.
 `;
-function parseReaderArguments(reader2, argv2) {
-  const split = argv2.indexOf("--");
-  const words = split === -1 ? argv2 : argv2.slice(0, split);
-  const [command, ...args] = split === -1 ? [] : argv2.slice(split + 1);
-  const options = { ignore: [], timeoutMs: 5e3 };
-  const logPaths = [];
-  let out;
-  let redact = true;
-  for (let index = 0; index < words.length; index += 1) {
-    const word = words[index] ?? "";
-    const value = words[index + 1] ?? "--";
-    const takesValue = ["--out", "--ignore", "--timeout"].includes(word) && !value.startsWith("--");
-    if (takesValue) index += 1;
-    if (reader2 === "diagram" && word === "--no-redact") redact = false;
-    else if (reader2 === "diagram" && word === "--out" && takesValue) out = value;
-    else if (reader2 === "replay" && word === "--ignore" && takesValue) {
-      options.ignore.push(value.split("."));
-    } else if (reader2 === "replay" && word === "--timeout" && takesValue) {
-      options.timeoutMs = Number(value);
-    } else logPaths.push(word);
-  }
-  const [logPath] = logPaths;
-  const wellFormed = logPaths.length === 1 && logPath !== void 0 && !logPath.startsWith("--");
-  const commandWanted = reader2 === "replay";
-  if (!wellFormed || !(options.timeoutMs > 0) || command !== void 0 !== commandWanted) {
+function parseReaderArguments(reader2, args) {
+  try {
+    const config = { args, options: READER_OPTIONS, allowPositionals: true };
+    const { values, positionals } = parseArgs(config);
+    const [logPath, command, ...commandArgs] = positionals;
+    const timeoutMs = Number(values.timeout ?? 5e3);
+    const foreign = Object.keys(values).some((name) => !READERS.get(reader2)?.includes(name));
+    const replaying = reader2 === "replay";
+    const wellFormed = !foreign && timeoutMs > 0 && command !== void 0 === replaying;
+    if (logPath === void 0 || !wellFormed) return void 0;
+    const ignore = (values.ignore ?? []).map((path) => path.split("."));
+    const redact = values["no-redact"] !== true;
+    return { reader: reader2, logPath, command, commandArgs, out: values.out, redact, ignore, timeoutMs };
+  } catch {
     return void 0;
   }
-  if (reader2 === "diagram") return { action: "diagram", logPath, out, redact };
-  if (reader2 === "replay" && command !== void 0) {
-    return { action: "replay", logPath, command, args, options };
-  }
-  return { action: "redact", logPath };
 }
 function parseEvent(line) {
   const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((candidate) => candidate === head?.[1]);
+  const mark = MARKS.find((each) => each === head?.[1]);
   if (head === null || mark === void 0) return void 0;
-  const tags = [];
-  let rest = line.slice(head[0].length);
-  for (let next = 0; next < HYGIENE_TAGS.length; next += 1) {
-    const tag = /^\[([^\]]*)\] /.exec(rest)?.[1];
-    const known = HYGIENE_TAGS.findIndex((pattern) => tag !== void 0 && pattern.test(tag));
-    if (tag === void 0 || known < next) break;
-    tags.push(tag);
-    rest = rest.slice(tag.length + 3);
-    next = known;
-  }
-  const text = rest;
-  return { mark, elapsed: head[2], tags, head: line.slice(0, line.length - text.length), text };
+  const text = line.slice(head[0].length);
+  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+  const messages = mark === "→" || mark === "←" ? classify(text) : [];
+  return { mark, elapsed: head[2], tags, head: head[0], text, messages };
+}
+function parseLog(log) {
+  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
 }
 function isRecord(value) {
   return typeof value === "object" && value !== null;
@@ -235,58 +211,38 @@ function dig(value, ...keys) {
   }
   return found;
 }
-function messagesOf(text) {
-  let value;
+function parseJson(text) {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    return [{ kind: "other" }];
+    return void 0;
   }
-  return (Array.isArray(value) ? value : [value]).map(classify);
 }
-function classify(value) {
-  const id = dig(value, "id");
-  const method = dig(value, "method");
-  const hasId = typeof id === "string" || typeof id === "number";
-  const params = dig(value, "params");
-  if (typeof method === "string") {
-    if (hasId) return { kind: "request", id, method, params };
-    return { kind: "notification", method, params };
-  }
-  const answers = isRecord(value) && (Object.hasOwn(value, "result") || Object.hasOwn(value, "error"));
-  if (!answers || !Object.hasOwn(value, "id")) return { kind: "other" };
-  return { kind: "response", id, result: dig(value, "result"), error: dig(value, "error") };
-}
-async function readLog(logPath) {
-  try {
-    return await readFile(logPath, "utf8");
-  } catch (error) {
-    process.stderr.write(`wrap: cannot read ${logPath}: ${String(error)}
-`);
-    process.exit(1);
-  }
+function classify(text) {
+  const value = parseJson(text);
+  return (Array.isArray(value) ? value : [value]).map((entry) => {
+    const [id, method, params, result, error] = ["id", "method", "params", "result", "error"].map((key) => dig(entry, key));
+    const validId = typeof id === "string" || typeof id === "number";
+    if (typeof method === "string" && validId) return { kind: "request", id, method, params };
+    if (typeof method === "string") return { kind: "notification", method, params };
+    const answers = id !== void 0 && (result !== void 0 || error !== void 0);
+    return answers ? { kind: "response", id, result, error } : { kind: "other" };
+  });
 }
 var REDACTED = "[redacted]";
 var SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(?:token|key)$/i;
 var SECRET_TEXT = /\bBearer\s+[^\s"',;]+|\b(?:sk-[\w-]{16,}|ghp_[A-Za-z0-9]{20,}|xox[a-z]-[\w-]{8,})/g;
-var SECRET_PAIR = new RegExp(String.raw`\b(authorization|cookie|password|secret|token|api_?key|` + String.raw`\w+_(?:token|key))("? ?[:=] ?"?)[^\s"',;&]+`, "gi");
-function redactValue(value) {
-  if (typeof value === "string") return value.replace(SECRET_TEXT, REDACTED);
-  if (Array.isArray(value)) return value.map(redactValue);
-  if (!isRecord(value)) return value;
-  const entries = Object.entries(value).map(([key, inner]) => {
-    return [key, SECRET_KEY.test(key) ? REDACTED : redactValue(inner)];
-  });
-  return Object.fromEntries(entries);
+var SECRET_PAIR = new RegExp(String.raw`\b(authorization|cookie|password|secret|token|` + String.raw`api_?key|\w+_(?:token|key))("? ?[:=] ?"?)[^\s"',;&]+`, "gi");
+function hideSecret(key, value) {
+  if (SECRET_KEY.test(key)) return REDACTED;
+  return typeof value === "string" ? value.replace(SECRET_TEXT, REDACTED) : value;
 }
 function redactText(text) {
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const value = parseJson(text);
+  if (value === void 0) {
     return text.replace(SECRET_PAIR, `$1$2${REDACTED}`).replace(SECRET_TEXT, REDACTED);
   }
-  const redacted = JSON.stringify(redactValue(value));
+  const redacted = JSON.stringify(JSON.parse(text, hideSecret));
   return redacted === JSON.stringify(value) ? text : redacted;
 }
 function redactLog(log) {
@@ -296,7 +252,6 @@ function redactLog(log) {
   }).join("\n");
 }
 var BLOCK_LIMIT = 2e3;
-var ENDS = { "→": ["C", "S"], "←": ["S", "C"] };
 var LOOKALIKES = /* @__PURE__ */ new Map([
   ["#", "＃"],
   [";", "；"],
@@ -309,89 +264,77 @@ var LOOKALIKES = /* @__PURE__ */ new Map([
   ["}", "）"]
 ]);
 function label(text, max) {
-  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/[#;<>%&"{}]/g, (character) => {
-    return LOOKALIKES.get(character) ?? " ";
-  });
-  const characters = Array.from(flat.trim());
-  const short = characters.length > max ? `${characters.slice(0, max - 1).join("")}…` : flat.trim();
-  return short === "" ? "(empty)" : short;
+  const safe = text.replace(/[#;<>%&"{}]/g, (character) => LOOKALIKES.get(character) ?? "");
+  const characters = Array.from(safe.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim());
+  const short = characters.length > max ? [...characters.slice(0, max - 1), "…"] : characters;
+  return short.length === 0 ? "(empty)" : short.join("");
 }
-function infoName(holder, info) {
-  const modern = dig(holder, "_meta", `io.modelcontextprotocol/${info}`, "name");
-  const name = dig(holder, info, "name") ?? modern;
-  return typeof name === "string" ? name : void 0;
+function sideName(messages, field, info) {
+  for (const message of messages) {
+    const holder = dig(message, field);
+    const modern = dig(holder, "_meta", `io.modelcontextprotocol/${info}`, "name");
+    const name = dig(holder, info, "name") ?? modern;
+    if (typeof name === "string") return name;
+  }
+  return void 0;
 }
-function summary(message, elapsed) {
-  const time = elapsed === void 0 ? "" : `${elapsed} ms `;
+function describe(message, event) {
+  if (message.kind === "other") return ["->>", `not JSON-RPC ${label(event.text, 20)}`];
+  if (message.kind === "notification") return ["-)", message.method];
+  if (message.kind === "request") {
+    const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
+    return ["->>", typeof tool === "string" ? `${message.method} ${tool}` : message.method];
+  }
+  const time = event.elapsed === void 0 ? "" : `${event.elapsed} ms `;
   const text = dig(message.result, "content", "0", "text");
-  if (message.error !== void 0) return `${time}error ${String(dig(message.error, "code"))}`;
-  if (dig(message.result, "isError") === true) return `${time}isError ${String(text ?? "")}`;
-  return typeof text === "string" ? `${time}${text}` : `${time}result`;
+  const code = dig(message.error, "code");
+  if (message.error !== void 0) return ["-->>", `${time}error ${String(code)}`];
+  if (dig(message.result, "isError") === true) return ["-->>", `${time}isError ${String(text)}`];
+  return ["-->>", typeof text === "string" ? `${time}${text}` : `${time}result`];
 }
-function statements(event, names) {
+function statements(event) {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const [from, to] = ENDS[event.mark];
-  const arrows = messagesOf(event.text).map((message) => {
-    if (message.kind === "request") {
-      const client = infoName(message.params, "clientInfo");
-      if (client !== void 0 && !names.has("C")) names.set("C", client);
-      const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
-      const name = typeof tool === "string" ? `${message.method} ${tool}` : message.method;
-      return `${from}->>${to}: ${label(name, 50)}`;
-    }
-    if (message.kind === "notification") return `${from}-)${to}: ${label(message.method, 50)}`;
-    if (message.kind === "other") return `${from}->>${to}: not JSON-RPC ${label(event.text, 20)}`;
-    const server = infoName(message.result, "serverInfo");
-    if (server !== void 0 && !names.has("S")) names.set("S", server);
-    return `${from}-->>${to}: ${label(summary(message, event.elapsed), 50)}`;
+  const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
+  const arrows = event.messages.map((message) => {
+    const [arrow, text] = describe(message, event);
+    return `${from}${arrow}${to}: ${label(text, 50)}`;
   });
-  const tags = event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`);
-  return [...arrows, ...tags];
+  return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
 function diagram(events) {
-  const names = /* @__PURE__ */ new Map();
-  const body = events.flatMap((event) => statements(event, names));
+  const messages = events.flatMap((event) => event.messages);
   const start = events.find((event) => event.mark === "#" && event.text.startsWith("start pid "));
-  const command = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2);
-  const fallback = command?.map((word) => word.split("/").at(-1)).join(" ") ?? "server";
+  const words = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
+  const command = words.map((word) => word.split("/").at(-1)).join(" ");
   const head = [
-    "```mermaid",
     "sequenceDiagram",
-    `participant C as ${label(names.get("C") ?? "client", 40)}`,
-    `participant S as ${label(names.get("S") ?? fallback, 40)}`
+    `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
+    `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command, 40)}`
   ];
-  const room = BLOCK_LIMIT - head.join("\n").length - 100;
-  const parts = [[]];
-  let size = 0;
-  for (const statement of body) {
-    const full = size + statement.length + 1 > room;
-    if (full) parts.push([]);
-    if (full) size = 0;
-    parts.at(-1)?.push(statement);
-    size += statement.length + 1;
+  let part = [];
+  const parts = [part];
+  for (const statement of events.flatMap(statements)) {
+    if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
+      part = [];
+      parts.push(part);
+    }
+    part.push(statement);
   }
-  return parts.map((part, index) => {
+  return parts.map((lines, index) => {
     const count = `${index + 1} of ${parts.length}`;
-    const before = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
-    const after = index < parts.length - 1 ? [`Note over C,S: continued in part ${index + 2}`] : [];
+    const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
     const title = parts.length > 1 ? `Part ${count}
 
 ` : "";
-    return `${title}${[...head, ...before, ...part, ...after, "```"].join("\n")}
+    return `${title}${["```mermaid", ...head, ...joint, ...lines, "```"].join("\n")}
 `;
   }).join("\n");
-}
-function responseKey(counts, id) {
-  const seen = counts.get(JSON.stringify(id)) ?? 0;
-  counts.set(JSON.stringify(id), seen + 1);
-  return `${JSON.stringify(id)} #${seen + 1}`;
 }
 function differences(expected, actual, path, ignore) {
   const ignored = ignore.some((pattern) => pattern.length === path.length && pattern.every((key, index) => key === "*" || key === path[index]));
   if (ignored) return [];
-  const bothArrays = Array.isArray(expected) === Array.isArray(actual);
-  if (isRecord(expected) && isRecord(actual) && bothArrays) {
+  if (isRecord(expected) && isRecord(actual) && Array.isArray(expected) === Array.isArray(actual)) {
     const keys = /* @__PURE__ */ new Set([...Object.keys(expected), ...Object.keys(actual)]);
     return [...keys].flatMap((key) => {
       return differences(dig(expected, key), dig(actual, key), [...path, key], ignore);
@@ -401,105 +344,81 @@ function differences(expected, actual, path, ignore) {
   const show = (value) => value === void 0 ? "nothing" : JSON.stringify(value);
   return [`${path.join(".")}: expected ${show(expected)}, got ${show(actual)}`];
 }
-async function replay(logPath, command, args, options) {
-  const events = parseLog(await readLog(logPath));
+async function replay(events, command, args, ignore, timeoutMs) {
   const server = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
   server.stdin.on("error", () => {
   });
+  const exited = new AbortController();
+  server.on("close", () => exited.abort());
   const replayed = /* @__PURE__ */ new Map();
-  const waiting = /* @__PURE__ */ new Map();
-  const counts = /* @__PURE__ */ new Map();
-  let exited = false;
-  server.on("close", () => {
-    exited = true;
-    for (const wake of waiting.values()) wake();
-  });
-  createInterface({ input: server.stdout }).on("line", (line) => {
-    for (const message of messagesOf(line).filter((each) => each.kind === "response")) {
-      const key = responseKey(counts, message.id);
-      replayed.set(key, message);
-      waiting.get(key)?.();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (line) => {
+    for (const message of classify(line).filter((each) => each.kind === "response")) {
+      const id = JSON.stringify(message.id);
+      replayed.set(id, [...replayed.get(id) ?? [], message]);
     }
   });
-  const arrival = (key) => new Promise((resolve) => {
-    if (replayed.has(key) || exited) resolve();
-    const timer = setTimeout(resolve, options.timeoutMs);
-    waiting.set(key, () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  const recorded = /* @__PURE__ */ new Map();
   const methods = /* @__PURE__ */ new Map();
-  const recordedCounts = /* @__PURE__ */ new Map();
+  const tally = { match: 0, differ: 0, missing: 0 };
   for (const event of events) {
-    const messages = event.mark === "→" || event.mark === "←" ? messagesOf(event.text) : [];
-    for (const message of messages) {
-      if (message.kind === "request") methods.set(JSON.stringify(message.id), message.method);
+    for (const message of event.messages) {
+      if (message.kind === "request" && event.mark === "→") {
+        methods.set(JSON.stringify(message.id), message.method);
+      }
       if (message.kind !== "response" || event.mark !== "←") continue;
-      const key = responseKey(recordedCounts, message.id);
-      recorded.set(key, message);
-      await arrival(key);
+      const id = JSON.stringify(message.id);
+      const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs)]);
+      while ((replayed.get(id) ?? []).length === 0 && !signal.aborted) {
+        await once(lines, "line", { signal }).catch(() => []);
+      }
+      const actual = replayed.get(id)?.shift();
+      const found = actual === void 0 ? [] : differences(message, actual, [], ignore);
+      const outcome = actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match";
+      tally[outcome] += 1;
+      const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
+      const problem = outcome === "missing" ? "missing" : found.slice(0, 3).join("; ");
+      if (outcome !== "match") process.stdout.write(`✗ ${name}: ${problem}
+`);
     }
-    if (event.mark === "→" && !exited) server.stdin.write(`${event.text}
+    if (event.mark === "→") server.stdin.write(`${event.text}
 `);
   }
   server.stdin.end();
-  const stopping = setTimeout(() => server.kill("SIGKILL"), GRACE_MS);
-  if (!exited) await once(server, "close");
+  const stopping = setTimeout(() => server.kill("SIGKILL"), timeoutMs);
+  if (!exited.signal.aborted) await once(exited.signal, "abort");
   clearTimeout(stopping);
-  let matched = 0;
-  let missing = 0;
-  for (const [key, expected] of recorded) {
-    const actual = replayed.get(key);
-    const method = methods.get(key.split(" #")[0] ?? "");
-    const id = key.replace(/ #1$/, "");
-    const name = method === void 0 ? id : `${id} ${JSON.stringify(method)}`;
-    const expectedBody = { result: dig(expected, "result"), error: dig(expected, "error") };
-    const actualBody = { result: dig(actual, "result"), error: dig(actual, "error") };
-    const found = differences(expectedBody, actualBody, [], options.ignore);
-    if (actual === void 0) missing += 1;
-    if (actual !== void 0 && found.length === 0) matched += 1;
-    if (actual === void 0) process.stdout.write(`✗ ${name}: missing
+  const unexpected = [...replayed].flatMap(([id, left]) => left.map(() => id));
+  for (const id of unexpected) process.stdout.write(`✗ ${id}: unexpected
 `);
-    else if (found.length > 0) process.stdout.write(`✗ ${name}: ${found.slice(0, 3).join("; ")}
+  const { match, differ, missing } = tally;
+  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${unexpected.length} unexpected
 `);
-  }
-  const unexpected = [...replayed.keys()].filter((key) => !recorded.has(key));
-  for (const key of unexpected) process.stdout.write(`✗ ${key.replace(/ #1$/, "")}: unexpected
-`);
-  const differ = recorded.size - matched - missing;
-  process.stdout.write(`replay: ${recorded.size} responses, ${matched} match, ${differ} differ, ${missing} missing, ${unexpected.length} unexpected
-`);
-  return matched === recorded.size && unexpected.length === 0 ? 0 : 1;
-}
-function parseLog(log) {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+  return differ + missing + unexpected.length === 0 ? 0 : 1;
 }
 var argv = process.argv.slice(2);
-var reader = READERS.find((name) => name === argv[0]);
-var readerInvocation = reader === void 0 ? void 0 : parseReaderArguments(
-  reader,
-  argv.slice(1)
-);
+var reader = [...READERS.keys()].find((name) => name === argv[0]);
+var reading = reader === void 0 ? void 0 : parseReaderArguments(reader, argv.slice(1));
 var invocation = parseArguments(argv, process.execPath, dirname(fileURLToPath(import.meta.url)));
-if (reader !== void 0 && readerInvocation === void 0) {
-  process.stderr.write(USAGE + READER_USAGE);
-  process.exit(MISUSE);
-}
-if (readerInvocation?.action === "diagram") {
-  const log = await readLog(readerInvocation.logPath);
-  const events = parseLog(readerInvocation.redact ? redactLog(log) : log);
-  if (readerInvocation.out === void 0) process.stdout.write(diagram(events));
-  else await writeFile(readerInvocation.out, diagram(events));
-} else if (readerInvocation?.action === "redact") {
-  process.stdout.write(redactLog(await readLog(readerInvocation.logPath)));
-} else if (readerInvocation?.action === "replay") {
-  const { logPath, command, args, options } = readerInvocation;
-  process.exitCode = await replay(logPath, command, args, options);
-} else if (invocation.action === "run") {
+if (reading !== void 0) {
+  const log = await readFile(reading.logPath, "utf8").catch((error) => {
+    process.stderr.write(`wrap: cannot read ${reading.logPath}: ${String(error)}
+`);
+    process.exit(1);
+  });
+  if (reading.reader === "redact") process.stdout.write(redactLog(log));
+  if (reading.reader === "diagram") {
+    const markdown = diagram(parseLog(reading.redact ? redactLog(log) : log));
+    if (reading.out === void 0) process.stdout.write(markdown);
+    else await writeFile(reading.out, markdown);
+  }
+  if (reading.reader === "replay" && reading.command !== void 0) {
+    const { command, commandArgs, ignore, timeoutMs } = reading;
+    process.exitCode = await replay(parseLog(log), command, commandArgs, ignore, timeoutMs);
+  }
+} else if (reader === void 0 && invocation.action === "run") {
   proxy(invocation.command, invocation.args, invocation.logPath);
 } else {
-  (invocation.action === "help" ? process.stdout : process.stderr).write(USAGE + READER_USAGE);
-  process.exit(invocation.action === "help" ? 0 : MISUSE);
+  const help = reader === void 0 && invocation.action === "help";
+  (help ? process.stdout : process.stderr).write(USAGE + READER_USAGE);
+  process.exit(help ? 0 : MISUSE);
 }
