@@ -35,6 +35,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
 /** Where a line crossed: → client to server, ← server to client, ! server's stderr, # wrap. */
 type Mark = "→" | "←" | "!" | "#";
@@ -267,9 +268,6 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
 }
 
 // ---- Readers: one parser of wire.log, shared by diagram, replay and redact ----
-
-// The readers' one import of their own, kept here so that the recorder above reads on its own.
-import { parseArgs } from "node:util";
 
 /** One event of a wire.log: `head` is all before the line's bytes, `text` the bytes. */
 type LogEvent = {
