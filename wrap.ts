@@ -4,10 +4,10 @@
  * How it works: the client starts wrap in place of the server, and wrap starts the server as
  * its child. Three pipes carry the bytes as they are, with backpressure: the client's stdin to
  * the server's stdin, the server's stdout to the client, the server's stderr to wrap's stderr.
- * Beside each pipe a tap sees the same chunks after they are passed on, cuts them into lines
- * at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and adds one
- * event per line to the log. The log is written in batches, one disk write per LOG_BATCH_MS,
- * so that the traffic never waits for the disk.
+ * Beside each pipe a tap is handed the same chunks after they are passed on. It cuts them into
+ * lines at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and
+ * logs one event per line, but only when the pipes have been quiet for QUIET_MS, or it is too
+ * far behind: a burst of traffic never waits for the tap's parsing, nor for the disk.
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<line>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
