@@ -4,28 +4,36 @@
  * How it works: the client starts wrap in place of the server, and wrap starts the server as
  * its child. Three pipes carry the bytes as they are, with backpressure: the client's stdin to
  * the server's stdin, the server's stdout to the client, the server's stderr to wrap's stderr.
- * Beside each pipe a tap sees the same chunks, cuts them into lines at each "\n" byte (MCP
- * basic/transports §stdio: one JSON-RPC message per line) and appends one event per line to
- * the log. Each chunk is passed on before the tap reads it; the tap catches up between reads,
- * and the log is written asynchronously and in order, so the traffic waits neither for the
- * tap's JSON parsing nor for the disk.
+ * Beside each pipe a tap is handed the same chunks after they are passed on. It cuts them into
+ * lines at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and
+ * logs one event per line, but only when the pipes have been quiet for QUIET_MS, or it is too
+ * far behind: a burst of traffic never waits for the tap's parsing, nor for the disk.
  *
- * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> <text>`.
+ * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<line>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
- *   ←  server to client, likewise; a response first shows its round-trip time:
- *      `← (1.9 ms) {…}`
+ *   ←  server to client, likewise
  *   !  a line the server wrote to stderr
  *   #  wrap's own events: start, end of input, signals, unanswered requests, exit
+ * The notes, in this order, each only when it applies:
+ *   (1.9 ms)        a response's round-trip time, from its request to it, as wrap saw them
+ *   [2097152 bytes] a line over 1 MiB, with its size
+ *   [not UTF-8]     bytes that are not UTF-8, which every MCP client reads the messages as
+ *   [CRLF]          a line that ends in "\r\n"
+ *   [no request]    a response whose id matches no request in flight
+ *   [id in use]     a request whose id is still waiting for an answer (basic §Requests)
+ *   [not JSON-RPC]  a server's stdout line that is no message: stdio is for messages only
  * A response is paired with its request by id and direction: JSON-RPC is symmetric, and
- * servers send requests too (roots/list, elicitation/create). Its time runs from when wrap
- * saw the request to when wrap saw the response.
+ * servers send requests too (roots/list, elicitation/create).
  *
- * Lifecycle (2025-11-25 basic/lifecycle §Shutdown, stdio): the end of stdin is passed on; a
- * server still running a grace period later gets SIGTERM, then SIGKILL. SIGINT, SIGTERM and
- * SIGHUP sent to wrap are passed on. wrap exits with the server's exit code, or 128 + the
- * signal's number when a signal ended it, as shells report it.
+ * Lifecycle (2025-11-25 basic/lifecycle §Shutdown, stdio): shutdown is the client's. The end
+ * of stdin is passed on, and wrap waits for the server as long as it runs. SIGINT, SIGTERM and
+ * SIGHUP are passed on; a server still running a second later gets SIGKILL, which the client
+ * would send next, to wrap, where it could not be passed on. wrap ends the server itself only
+ * when the client is gone: wrap's stdout closed, or wrap's parent process gone. wrap exits
+ * with the server's exit code, or 128 + the signal's number when a signal ended it.
  */
 import { spawn } from "node:child_process";
+import { isUtf8 } from "node:buffer";
 import { createWriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { once } from "node:events";
@@ -40,6 +48,19 @@ import { parseArgs } from "node:util";
 /** Where a line crossed: → client to server, ← server to client, ! server's stderr, # wrap. */
 type Mark = "→" | "←" | "!" | "#";
 
+/** A JSON-RPC 2.0 message by its kind (§4 request and notification, §5 response). */
+type Message =
+  | { kind: "request"; id: string | number; method: string; params: unknown }
+  | { kind: "notification"; method: string; params: unknown }
+  | { kind: "response"; id: string | number | null; result: unknown; error: unknown }
+  | { kind: "other" };
+
+/** What the tap is handed, as it happened and when (performance.now()): in the log's order. */
+type Crossing =
+  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
+  | { kind: "end"; mark: "→" | "←" | "!"; now: number }
+  | { kind: "note"; text: string; now: number };
+
 /** A request still waiting for its response: its method, and when it crossed. */
 type PendingRequest = { method: string; sentAt: number };
 
@@ -49,20 +70,51 @@ type Invocation =
   | { action: "help" }
   | { action: "misuse" };
 
-/** How long the server may take to exit after the end of its input, and again after SIGTERM. */
-const GRACE_MS = 2_000;
+/** How long a server that has exited may still hold its pipes open, through its own children. */
+const PIPES_GRACE_MS = 2_000;
+
+/**
+ * How long a server may outlive a signal passed on before it gets SIGKILL: less than the 2 s
+ * that the SDK's stdio client waits between its SIGTERM and its SIGKILL.
+ */
+const KILL_AFTER_MS = 1_000;
+
+/** How often wrap looks whether its parent, the client, is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * How long the pipes must be quiet before the tap catches up with them: pairing and tagging
+ * cost about a microsecond a line, which a burst of traffic should not wait for.
+ */
+const QUIET_MS = 25;
+
+/** How far the tap may fall behind the traffic, in bytes and in time, before it catches up. */
+const MAX_BEHIND = 16 * 1_048_576;
+const MAX_DELAY_MS = 1_000;
+
+/** How many bytes the tap reads at a time, so that traffic coming back waits little. */
+const SLICE = 65_536;
+
+/** A line longer than this (1 MiB) is tagged with its size. */
+const LARGE_LINE = 1_048_576;
 
 /** The direction that answers a request sent the other way. */
 const OPPOSITE = { "→": "←", "←": "→" } as const;
 
-/** Exit codes of our own, as shells use them: a bad command line, a command that cannot start. */
-const MISUSE = 2, CANNOT_START = 127;
+/** Exit code for a command line wrap cannot read, as shells use it. */
+const MISUSE = 2;
 
-/** How many chunks the log may fall behind the traffic; past that, it catches up first. */
-const MAX_BACKLOG = 64;
+/** Exit code for a command that cannot start, as shells use it. */
+const CANNOT_START = 127;
+
+/** The byte "\r", which ends a line that a CRLF ended. */
+const CR = 0x0d;
 
 /** The "\n" that ends each event in the log. */
 const NEWLINE = Buffer.from("\n");
+
+/** The tag of a line on the server's stdout that is not a message. */
+const POLLUTION = "[not JSON-RPC]";
 
 /** What --help prints. */
 const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
@@ -92,45 +144,94 @@ function parseArguments(argv: readonly string[], runtime: string, here: string):
 function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
   const lines: Buffer[] = [];
   let start = 0;
-  for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+  let end = chunk.indexOf("\n");
+  while (end !== -1) {
     const piece = chunk.subarray(start, end);
     // A line within one chunk is a view of it; only a line cut across chunks is copied.
     lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
     start = end + 1;
+    end = chunk.indexOf("\n", start);
   }
   if (start < chunk.length) pieces.push(chunk.subarray(start));
   return lines;
 }
 
-/**
- * Pairs a line's message with the requests in flight: a request is kept under its direction
- * and id, and a response crossing the other way settles it. Returns the round-trip time in ms
- * when the line answers a request.
- */
-function pair(
-  pending: Map<string, PendingRequest>, mark: "→" | "←", line: Buffer, now: number,
-): number | undefined {
-  let message: unknown;
+/** True for a JSON object or array, whose own keys can be looked up. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** One JSON value as a JSON-RPC 2.0 message, by its own keys: `toString` is never a method. */
+function classify(value: unknown): Message {
+  if (!isRecord(value) || Array.isArray(value) || value.jsonrpc !== "2.0") return { kind: "other" };
+  // JSON.parse makes every key an own key, and none of these names is on Object.prototype.
+  const { id, method, params, result, error } = value;
+  const validId = typeof id === "string" || typeof id === "number";
+  if (typeof method === "string" && validId) return { kind: "request", id, method, params };
+  if (typeof method === "string" && id === undefined) {
+    return { kind: "notification", method, params };
+  }
+  // A response has a result or an error, never both; its id is null when the request's id
+  // could not be read (JSON-RPC 2.0 §5).
+  const answers = (result !== undefined) !== (error !== undefined);
+  if (answers && (validId || id === null)) return { kind: "response", id, result, error };
+  return { kind: "other" };
+}
+
+/** The messages of one line: one, or a batch's (JSON-RPC 2.0 §6); a line not JSON is other. */
+function messagesOf(text: string): Message[] {
   try {
-    message = JSON.parse(line.toString());
+    const value: unknown = JSON.parse(text);
+    const values = Array.isArray(value) ? value : [value];
+    // An empty batch is no message at all (JSON-RPC 2.0 §6).
+    return values.length === 0 ? [{ kind: "other" }] : values.map(classify);
   } catch {
-    return undefined; // Not JSON: logged all the same, paired with nothing.
+    return [{ kind: "other" }];
   }
-  // Nothing to pair: a notification or a batch (JSON-RPC 2.0 §6, gone from MCP in 2025-06-18)
-  // has no id, and an error whose request could not be read has id null (JSON-RPC 2.0 §5).
-  if (typeof message !== "object" || message === null || !("id" in message)) return undefined;
-  if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
-  // JSON.stringify keeps id 1 and id "1" apart, as JSON-RPC does.
-  const id = JSON.stringify(message.id);
-  // A request waits for its response, which will cross the other way; it has no round-trip
-  // time of its own.
-  if ("method" in message && typeof message.method === "string") {
-    pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
-    return undefined;
+}
+
+/**
+ * What the log notes of a line before its bytes: a response's round-trip time, then its tags.
+ * A request is kept in `pending` under its direction and id until a response crossing the
+ * other way settles it.
+ */
+function annotate(
+  pending: Map<string, PendingRequest>, mark: "→" | "←", line: Buffer, now: number,
+): string[] {
+  // A Set, so that a batch with two unknown ids shows "[no request]" once.
+  const tags = new Set<string>();
+  let elapsed: string | undefined;
+  if (line.length > LARGE_LINE) tags.add(`[${line.length} bytes]`);
+  if (!isUtf8(line)) tags.add("[not UTF-8]");
+  if (line[line.length - 1] === CR) tags.add("[CRLF]");
+  for (const message of messagesOf(line.toString())) {
+    // JSON.stringify keeps id 1 and id "1" apart, as JSON-RPC does.
+    if (message.kind === "request") {
+      const key = `${mark} ${JSON.stringify(message.id)}`;
+      if (pending.has(key)) tags.add("[id in use]");
+      else pending.set(key, { method: message.method, sentAt: now });
+    }
+    // An id of null answers a request that could not be read, so it pairs with nothing.
+    if (message.kind === "response" && message.id !== null) {
+      const key = `${OPPOSITE[mark]} ${JSON.stringify(message.id)}`;
+      const request = pending.get(key);
+      if (request === undefined) tags.add("[no request]");
+      else elapsed ??= `(${(now - request.sentAt).toFixed(1)} ms)`;
+      pending.delete(key);
+    }
+    // The server's stdout is for MCP messages only (basic/transports §stdio).
+    if (message.kind === "other" && mark === "←") tags.add(POLLUTION);
   }
-  const request = pending.get(`${OPPOSITE[mark]} ${id}`);
-  pending.delete(`${OPPOSITE[mark]} ${id}`);
-  return request === undefined ? undefined : now - request.sentAt;
+  // A batch's responses share a line, which shows the first one's time.
+  return elapsed === undefined ? [...tags] : [elapsed, ...tags];
+}
+
+/** The one warning for a polluted stdout: the line, cut to a readable length, and what follows. */
+function pollutionWarning(line: Buffer): string {
+  const text = line.toString();
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  return `wrap: the server wrote a line to stdout that is not JSON-RPC: ${shown}\n` +
+    "wrap: MCP clients skip such a line or close the connection; a server logs to stderr\n";
 }
 
 // ---- The recorder's I/O: start the server, pipe the bytes, tap the lines, pass on the end ----
@@ -144,85 +245,110 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
     process.stderr.write(`${what}; traffic still flows\n`);
   });
   const pending = new Map<string, PendingRequest>();
+  // What the tap has not read yet, oldest first, and how many bytes of chunks that is.
+  const unread: Crossing[] = [];
+  let behind = 0;
+  let lastChunkAt = 0;
+  // The start of a line that has not ended yet, for each stream.
+  const pieces = { "→": [], "←": [], "!": [] } satisfies Record<string, Buffer[]>;
+  let warned = false;
 
-  /**
-   * The log's work, oldest first. The pipes pass each chunk on as it comes; the log catches up one
-   * chunk per turn of the event loop, after the pipes have had their turn, so that a busy log does
-   * not hold up the traffic (most of its cost is JSON.parse, to pair responses with requests).
-   */
-  const backlog: (() => void)[] = [];
-
-  /** Queues the events for one chunk's lines, stamped with the time they crossed. */
-  function record(mark: Mark, lines: readonly Buffer[]): void {
-    const at = new Date();
-    const now = performance.now();
-    backlog.push(() => write(mark, lines, at, now));
-    // The first queued work starts the catching up; later work joins the queue.
-    if (backlog.length === 1) setImmediate(catchUp);
+  /** Hands the tap what crossed, with when; the first of a batch sets the tap's clock going. */
+  function tap(crossing: Crossing): void {
+    if (unread.length === 0) setTimeout(whenQuiet, QUIET_MS);
+    unread.push(crossing);
+    if (crossing.kind === "chunk") {
+      behind += crossing.chunk.length;
+      lastChunkAt = crossing.now;
+    }
   }
 
-  /** Does the oldest queued work, and more while the queue is too long; with `all`, all of it. */
-  function catchUp(all = false): void {
-    backlog.shift()?.();
-    while (backlog.length > (all ? 0 : MAX_BACKLOG)) backlog.shift()?.();
-    if (backlog.length > 0) setImmediate(catchUp);
-  }
-
-  /** Writes one event per line, the line's bytes as they are, in one write: lines that came
-   * together share a time. */
-  function write(mark: Mark, lines: readonly Buffer[], at: Date, now: number): void {
-    if (!log.writable || lines.length === 0) return;
-    const head = `${at.toISOString()} ${mark} `;
-    const events = lines.flatMap((line) => {
-      const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : undefined;
-      const prefix = elapsed === undefined ? head : `${head}(${elapsed.toFixed(1)} ms) `;
-      return [Buffer.from(prefix), line, NEWLINE];
-    });
-    log.write(Buffer.concat(events));
-  }
-
-  /** Logs one of wrap's own events at once, after every line that crossed before it. */
+  /** Logs one of wrap's own events, after every line that crossed before it. */
   function note(text: string): void {
-    catchUp(true);
-    write("#", [Buffer.from(text)], new Date(), 0);
+    tap({ kind: "note", text, now: performance.now() });
   }
 
-  /** Passes a stream's bytes on untouched, and logs its lines from a tap beside the pipe. */
+  /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
+  function whenQuiet(): void {
+    const now = performance.now();
+    const quiet = now - lastChunkAt >= QUIET_MS;
+    const oldest = unread[0]?.now ?? now;
+    const due = quiet || behind > MAX_BEHIND || now - oldest > MAX_DELAY_MS;
+    if (due) catchUp(SLICE);
+    if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS);
+  }
+
+  /** Reads what waits for the tap, up to `bytes` of chunks, and logs it in one write. */
+  function catchUp(bytes: number): void {
+    let count = 0;
+    let read = 0;
+    while (count < unread.length && read < bytes) {
+      const crossing = unread[count];
+      read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
+      count += 1;
+    }
+    behind -= read;
+    const events = unread.splice(0, count).flatMap(eventsOf);
+    if (log.writable && events.length > 0) log.write(Buffer.concat(events));
+  }
+
+  /** The log's events for one crossing: one per line, the line's bytes as they are. */
+  function eventsOf(crossing: Crossing): Buffer[] {
+    const time = new Date(performance.timeOrigin + crossing.now).toISOString();
+    if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}\n`)];
+    const { mark, now } = crossing;
+    const waiting: Buffer[] = pieces[mark];
+    const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
+    // A last line without "\n" is still a line.
+    if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
+    return lines.flatMap((line) => {
+      const notes = mark === "!" ? [] : annotate(pending, mark, line, now);
+      if (!warned && notes.includes(POLLUTION)) {
+        warned = true;
+        process.stderr.write(pollutionWarning(line));
+      }
+      return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
+    });
+  }
+
+  /** Passes a stream's bytes on untouched, and hands each chunk to the tap as well. */
   function relay(
     from: NodeJS.ReadableStream, to: NodeJS.WritableStream, mark: "→" | "←" | "!", end: boolean,
   ): void {
-    const pieces: Buffer[] = [];
-    // The pipe is set up first, so each chunk is passed on before the tap looks at it.
+    // The pipe is set up first, so each chunk is passed on before the tap is handed it.
     from.pipe(to, { end });
-    from.on("data", (chunk: Buffer) => record(mark, splitLines(pieces, chunk)));
-    // A last line without "\n" is still a line.
-    from.on("end", () => record(mark, pieces.length > 0 ? [Buffer.concat(pieces)] : []));
+    from.on("data", (chunk: Buffer) => tap({ kind: "chunk", mark, chunk, now: performance.now() }));
+    from.on("end", () => tap({ kind: "end", mark, now: performance.now() }));
     // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
     // every line.
-    to.on("error", (error) => {
+    to.on("error", (error: Error) => {
       note(`cannot pass ${mark} on: ${error.message}`);
       from.resume();
+      if (mark === "←") stop("SIGTERM", "the client is gone: wrap's stdout is closed");
     });
   }
 
-  /** Sends the server a signal, then SIGKILL if it still runs a grace period later: no path
-   * leaves an orphan. */
+  /** Sends the server a signal, and SIGKILL if it still runs a moment later. */
   function stop(signal: NodeJS.Signals, why: string): void {
     if (child.exitCode !== null || child.signalCode !== null) return;
     note(`${why}: sending ${signal}`);
     child.kill(signal);
-    setTimeout(() => stop("SIGKILL", `still running ${GRACE_MS} ms after ${signal}`), GRACE_MS);
+    if (signal === "SIGKILL") return;
+    const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
+    setTimeout(() => stop("SIGKILL", still), KILL_AFTER_MS);
   }
 
-  /** Logs the requests left unanswered and the last event, waits until the log and the client
-   * have every byte, and exits. */
+  /** Logs the requests left unanswered and the last event, writes the log, and exits. */
   async function finish(code: number, last: string): Promise<void> {
-    // Catch up before reading `pending`: a response still queued would otherwise be listed.
-    catchUp(true);
+    // Catch up before reading `pending`: a response not read yet would be listed.
+    catchUp(Infinity);
+    const now = performance.now();
     for (const [key, request] of pending) {
-      note(`unanswered ${key} ${JSON.stringify(request.method)}`);
+      const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+      note(`unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
     }
     note(last);
+    catchUp(Infinity);
     // Settled either way: a failed log or a gone client has nothing left to flush. stdout is
     // waited for by a write's callback, which comes once every earlier byte is written: on a
     // terminal stdout's "finish" never comes, and wrap would exit 0, late, whatever happened.
@@ -243,21 +369,26 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   relay(child.stdout, process.stdout, "←", true);
   relay(child.stderr, process.stderr, "!", false);
 
+  // The end of input is the client's first step of a shutdown; the next are its own.
   process.stdin.on("end", () => note("end of input"));
-  process.stdin.on("end", () => {
-    const why = `still running ${GRACE_MS} ms after the end of input`;
-    setTimeout(() => stop("SIGTERM", why), GRACE_MS);
-  });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, () => stop(signal, `received ${signal}`));
   }
+  // A client that exits without a signal leaves wrap to its parent's parent (often init).
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop("SIGTERM", `the client is gone: its pid ${parent} exited`);
+  }, PARENT_CHECK_MS);
+  watch.unref();
   // A process the server started may hold its pipes open; wait for them no longer than the
   // grace period.
   child.on("exit", () => {
     setTimeout(() => {
       child.stdout.push(null);
       child.stderr.push(null);
-    }, GRACE_MS);
+    }, PIPES_GRACE_MS);
   });
   child.on("close", (code, signal) => {
     if (child.pid === undefined) return; // A failed start was reported by "error".
@@ -274,13 +405,6 @@ type LogEvent = {
   mark: Mark; elapsed: string | undefined; tags: string[]; head: string; text: string;
   messages: Message[]; // What a → or ← line holds, classified once; none for ! and #.
 };
-
-/** A JSON-RPC message (JSON-RPC 2.0 §4, §4.1, §5); `other` is anything else. */
-type Message =
-  | { kind: "request"; id: unknown; method: string; params: unknown }
-  | { kind: "notification"; method: string; params: unknown }
-  | { kind: "response"; id: unknown; result: unknown; error: unknown }
-  | { kind: "other" };
 
 /** The marks, to narrow a mark read from the log. */
 const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
@@ -333,18 +457,13 @@ function parseEvent(line: string): LogEvent | undefined {
   if (head === null || mark === undefined) return undefined;
   const text = line.slice(head[0].length);
   const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
-  const messages = mark === "→" || mark === "←" ? classify(text) : [];
+  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   return { mark, elapsed: head[2], tags, head: head[0], text, messages };
 }
 
 /** Reads a wire.log's text into its events. */
 function parseLog(log: string): LogEvent[] {
   return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
-}
-
-/** True for a JSON object or array, whose own keys can be looked up. */
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }
 
 /** The value at a path of own keys, or undefined: `toString` is never found on a message. */
@@ -363,20 +482,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The messages of one line, classified by their keys: one, or a batch's (JSON-RPC 2.0 §6). */
-function classify(text: string): Message[] {
-  const value = parseJson(text);
-  return (Array.isArray(value) ? value : [value]).map((entry: unknown): Message => {
-    const [id, method, params, result, error] = ["id", "method", "params", "result", "error"]
-      .map((key) => dig(entry, key));
-    const validId = typeof id === "string" || typeof id === "number";
-    if (typeof method === "string" && validId) return { kind: "request", id, method, params };
-    if (typeof method === "string") return { kind: "notification", method, params };
-    const answers = id !== undefined && (result !== undefined || error !== undefined);
-    return answers ? { kind: "response", id, result, error } : { kind: "other" };
-  });
 }
 
 // ---- Reader: redact, a copy of the log that can be shared ----
@@ -537,7 +642,7 @@ async function replay(events: readonly LogEvent[], command: string, args: string
   const replayed = new Map<string, Message[]>();
   const lines = createInterface({ input: server.stdout });
   lines.on("line", (line) => {
-    for (const message of classify(line).filter((each) => each.kind === "response")) {
+    for (const message of messagesOf(line).filter((each) => each.kind === "response")) {
       const id = JSON.stringify(message.id);
       replayed.set(id, [...replayed.get(id) ?? [], message]);
     }

@@ -2,6 +2,7 @@
 
 // wrap.ts
 import { spawn } from "node:child_process";
+import { isUtf8 } from "node:buffer";
 import { createWriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { once } from "node:events";
@@ -12,12 +13,20 @@ import process from "node:process";
 import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-var GRACE_MS = 2e3;
+var PIPES_GRACE_MS = 2e3;
+var KILL_AFTER_MS = 1e3;
+var PARENT_CHECK_MS = 500;
+var QUIET_MS = 25;
+var MAX_BEHIND = 16 * 1048576;
+var MAX_DELAY_MS = 1e3;
+var SLICE = 65536;
+var LARGE_LINE = 1048576;
 var OPPOSITE = { "→": "←", "←": "→" };
 var MISUSE = 2;
 var CANNOT_START = 127;
-var MAX_BACKLOG = 64;
+var CR = 13;
 var NEWLINE = Buffer.from("\n");
+var POLLUTION = "[not JSON-RPC]";
 var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
 Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
 and records every line to FILE (default: wire.log beside wrap.mjs).
@@ -37,31 +46,69 @@ function parseArguments(argv2, runtime, here) {
 function splitLines(pieces, chunk) {
   const lines = [];
   let start = 0;
-  for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
+  let end = chunk.indexOf("\n");
+  while (end !== -1) {
     const piece = chunk.subarray(start, end);
     lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
     start = end + 1;
+    end = chunk.indexOf("\n", start);
   }
   if (start < chunk.length) pieces.push(chunk.subarray(start));
   return lines;
 }
-function pair(pending, mark, line, now) {
-  let message;
+function isRecord(value) {
+  return typeof value === "object" && value !== null;
+}
+function classify(value) {
+  if (!isRecord(value) || Array.isArray(value) || value.jsonrpc !== "2.0") return { kind: "other" };
+  const { id, method, params, result, error } = value;
+  const validId = typeof id === "string" || typeof id === "number";
+  if (typeof method === "string" && validId) return { kind: "request", id, method, params };
+  if (typeof method === "string" && id === void 0) {
+    return { kind: "notification", method, params };
+  }
+  const answers = result !== void 0 !== (error !== void 0);
+  if (answers && (validId || id === null)) return { kind: "response", id, result, error };
+  return { kind: "other" };
+}
+function messagesOf(text) {
   try {
-    message = JSON.parse(line.toString());
+    const value = JSON.parse(text);
+    const values = Array.isArray(value) ? value : [value];
+    return values.length === 0 ? [{ kind: "other" }] : values.map(classify);
   } catch {
-    return void 0;
+    return [{ kind: "other" }];
   }
-  if (typeof message !== "object" || message === null || !("id" in message)) return void 0;
-  if (typeof message.id !== "string" && typeof message.id !== "number") return void 0;
-  const id = JSON.stringify(message.id);
-  if ("method" in message && typeof message.method === "string") {
-    pending.set(`${mark} ${id}`, { method: message.method, sentAt: now });
-    return void 0;
+}
+function annotate(pending, mark, line, now) {
+  const tags = /* @__PURE__ */ new Set();
+  let elapsed;
+  if (line.length > LARGE_LINE) tags.add(`[${line.length} bytes]`);
+  if (!isUtf8(line)) tags.add("[not UTF-8]");
+  if (line[line.length - 1] === CR) tags.add("[CRLF]");
+  for (const message of messagesOf(line.toString())) {
+    if (message.kind === "request") {
+      const key = `${mark} ${JSON.stringify(message.id)}`;
+      if (pending.has(key)) tags.add("[id in use]");
+      else pending.set(key, { method: message.method, sentAt: now });
+    }
+    if (message.kind === "response" && message.id !== null) {
+      const key = `${OPPOSITE[mark]} ${JSON.stringify(message.id)}`;
+      const request = pending.get(key);
+      if (request === void 0) tags.add("[no request]");
+      else elapsed ??= `(${(now - request.sentAt).toFixed(1)} ms)`;
+      pending.delete(key);
+    }
+    if (message.kind === "other" && mark === "←") tags.add(POLLUTION);
   }
-  const request = pending.get(`${OPPOSITE[mark]} ${id}`);
-  pending.delete(`${OPPOSITE[mark]} ${id}`);
-  return request === void 0 ? void 0 : now - request.sentAt;
+  return elapsed === void 0 ? [...tags] : [elapsed, ...tags];
+}
+function pollutionWarning(line) {
+  const text = line.toString();
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  return `wrap: the server wrote a line to stdout that is not JSON-RPC: ${shown}
+wrap: MCP clients skip such a line or close the connection; a server logs to stderr
+`;
 }
 function proxy(command, args, logPath) {
   const log = createWriteStream(logPath, { flags: "a", mode: 384 });
@@ -71,54 +118,86 @@ function proxy(command, args, logPath) {
 `);
   });
   const pending = /* @__PURE__ */ new Map();
-  const backlog = [];
-  function record(mark, lines) {
-    const at = /* @__PURE__ */ new Date();
-    const now = performance.now();
-    backlog.push(() => write(mark, lines, at, now));
-    if (backlog.length === 1) setImmediate(catchUp);
-  }
-  function catchUp(all = false) {
-    backlog.shift()?.();
-    while (backlog.length > (all ? 0 : MAX_BACKLOG)) backlog.shift()?.();
-    if (backlog.length > 0) setImmediate(catchUp);
-  }
-  function write(mark, lines, at, now) {
-    if (!log.writable || lines.length === 0) return;
-    const head = `${at.toISOString()} ${mark} `;
-    const events = lines.flatMap((line) => {
-      const elapsed = mark === "→" || mark === "←" ? pair(pending, mark, line, now) : void 0;
-      const prefix = elapsed === void 0 ? head : `${head}(${elapsed.toFixed(1)} ms) `;
-      return [Buffer.from(prefix), line, NEWLINE];
-    });
-    log.write(Buffer.concat(events));
+  const unread = [];
+  let behind = 0;
+  let lastChunkAt = 0;
+  const pieces = { "→": [], "←": [], "!": [] };
+  let warned = false;
+  function tap(crossing) {
+    if (unread.length === 0) setTimeout(whenQuiet, QUIET_MS);
+    unread.push(crossing);
+    if (crossing.kind === "chunk") {
+      behind += crossing.chunk.length;
+      lastChunkAt = crossing.now;
+    }
   }
   function note(text) {
-    catchUp(true);
-    write("#", [Buffer.from(text)], /* @__PURE__ */ new Date(), 0);
+    tap({ kind: "note", text, now: performance.now() });
+  }
+  function whenQuiet() {
+    const now = performance.now();
+    const quiet = now - lastChunkAt >= QUIET_MS;
+    const oldest = unread[0]?.now ?? now;
+    const due = quiet || behind > MAX_BEHIND || now - oldest > MAX_DELAY_MS;
+    if (due) catchUp(SLICE);
+    if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS);
+  }
+  function catchUp(bytes) {
+    let count = 0;
+    let read = 0;
+    while (count < unread.length && read < bytes) {
+      const crossing = unread[count];
+      read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
+      count += 1;
+    }
+    behind -= read;
+    const events = unread.splice(0, count).flatMap(eventsOf);
+    if (log.writable && events.length > 0) log.write(Buffer.concat(events));
+  }
+  function eventsOf(crossing) {
+    const time = new Date(performance.timeOrigin + crossing.now).toISOString();
+    if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}
+`)];
+    const { mark, now } = crossing;
+    const waiting = pieces[mark];
+    const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
+    if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
+    return lines.flatMap((line) => {
+      const notes = mark === "!" ? [] : annotate(pending, mark, line, now);
+      if (!warned && notes.includes(POLLUTION)) {
+        warned = true;
+        process.stderr.write(pollutionWarning(line));
+      }
+      return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
+    });
   }
   function relay(from, to, mark, end) {
-    const pieces = [];
     from.pipe(to, { end });
-    from.on("data", (chunk) => record(mark, splitLines(pieces, chunk)));
-    from.on("end", () => record(mark, pieces.length > 0 ? [Buffer.concat(pieces)] : []));
+    from.on("data", (chunk) => tap({ kind: "chunk", mark, chunk, now: performance.now() }));
+    from.on("end", () => tap({ kind: "end", mark, now: performance.now() }));
     to.on("error", (error) => {
       note(`cannot pass ${mark} on: ${error.message}`);
       from.resume();
+      if (mark === "←") stop("SIGTERM", "the client is gone: wrap's stdout is closed");
     });
   }
   function stop(signal, why) {
     if (child.exitCode !== null || child.signalCode !== null) return;
     note(`${why}: sending ${signal}`);
     child.kill(signal);
-    setTimeout(() => stop("SIGKILL", `still running ${GRACE_MS} ms after ${signal}`), GRACE_MS);
+    if (signal === "SIGKILL") return;
+    const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
+    setTimeout(() => stop("SIGKILL", still), KILL_AFTER_MS);
   }
   async function finish(code, last) {
-    catchUp(true);
+    catchUp(Infinity);
+    const now = performance.now();
     for (const [key, request] of pending) {
-      note(`unanswered ${key} ${JSON.stringify(request.method)}`);
+      const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+      note(`unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
     }
     note(last);
+    catchUp(Infinity);
     const flushed = new Promise((resolve) => process.stdout.write("", () => resolve()));
     await Promise.allSettled([finished(log.end()), flushed]);
     process.exit(code);
@@ -135,18 +214,21 @@ function proxy(command, args, logPath) {
   relay(child.stdout, process.stdout, "←", true);
   relay(child.stderr, process.stderr, "!", false);
   process.stdin.on("end", () => note("end of input"));
-  process.stdin.on("end", () => {
-    const why = `still running ${GRACE_MS} ms after the end of input`;
-    setTimeout(() => stop("SIGTERM", why), GRACE_MS);
-  });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => stop(signal, `received ${signal}`));
   }
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop("SIGTERM", `the client is gone: its pid ${parent} exited`);
+  }, PARENT_CHECK_MS);
+  watch.unref();
   child.on("exit", () => {
     setTimeout(() => {
       child.stdout.push(null);
       child.stderr.push(null);
-    }, GRACE_MS);
+    }, PIPES_GRACE_MS);
   });
   child.on("close", (code, signal) => {
     if (child.pid === void 0) return;
@@ -195,14 +277,11 @@ function parseEvent(line) {
   if (head === null || mark === void 0) return void 0;
   const text = line.slice(head[0].length);
   const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
-  const messages = mark === "→" || mark === "←" ? classify(text) : [];
+  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   return { mark, elapsed: head[2], tags, head: head[0], text, messages };
 }
 function parseLog(log) {
   return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
-}
-function isRecord(value) {
-  return typeof value === "object" && value !== null;
 }
 function dig(value, ...keys) {
   let found = value;
@@ -217,17 +296,6 @@ function parseJson(text) {
   } catch {
     return void 0;
   }
-}
-function classify(text) {
-  const value = parseJson(text);
-  return (Array.isArray(value) ? value : [value]).map((entry) => {
-    const [id, method, params, result, error] = ["id", "method", "params", "result", "error"].map((key) => dig(entry, key));
-    const validId = typeof id === "string" || typeof id === "number";
-    if (typeof method === "string" && validId) return { kind: "request", id, method, params };
-    if (typeof method === "string") return { kind: "notification", method, params };
-    const answers = id !== void 0 && (result !== void 0 || error !== void 0);
-    return answers ? { kind: "response", id, result, error } : { kind: "other" };
-  });
 }
 var REDACTED = "[redacted]";
 var SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(?:token|key)$/i;
@@ -353,7 +421,7 @@ async function replay(events, command, args, ignore, timeoutMs) {
   const replayed = /* @__PURE__ */ new Map();
   const lines = createInterface({ input: server.stdout });
   lines.on("line", (line) => {
-    for (const message of classify(line).filter((each) => each.kind === "response")) {
+    for (const message of messagesOf(line).filter((each) => each.kind === "response")) {
       const id = JSON.stringify(message.id);
       replayed.set(id, [...replayed.get(id) ?? [], message]);
     }

@@ -219,8 +219,14 @@ async function rerecord(excerpt: readonly string[]): Promise<string[]> {
     while (lines(output()).length < expected) await once(child.stdout, "data");
   }
   // A session ends as the excerpt's client ended it: Claude Code sends SIGINT, others close stdin.
-  if (excerpt.some((line) => markOf(line) === "#" && line.includes(" # received SIGINT"))) child.kill("SIGINT");
-  else child.stdin.end();
+  if (excerpt.some((line) => markOf(line) === "#" && line.includes(" # received SIGINT"))) {
+    // Only once wrap has logged its start has it set its signal handlers and started the server.
+    const started = () => existsSync(logPath) && readFileSync(logPath, "utf8").includes(" # start pid ");
+    while (!started()) await new Promise((resolve) => setTimeout(resolve, 10));
+    // And the server has had the time to set its own, as a user's Ctrl+C would give it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.kill("SIGINT");
+  } else child.stdin.end();
   await finish;
   return lines(readFileSync(logPath, "utf8"));
 }

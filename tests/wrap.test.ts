@@ -64,7 +64,7 @@ function readLog(path: string): LogEvent[] {
   for (let start = 0, end = bytes.indexOf(0x0a); end !== -1; start = end + 1, end = bytes.indexOf(0x0a, start)) {
     const line = bytes.subarray(start, end);
     // The prefix is ASCII and the mark, so decoding a few bytes of it is exact whatever the raw text holds.
-    const head = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) ([→←!#]) (?:\((\d+\.\d) ms\) )?/.exec(line.subarray(0, 64).toString());
+    const head = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) ([→←!#]) (?:\((\d+\.\d) ms\) )?(?:\[(?:\d+ bytes|not UTF-8|CRLF|no request|id in use|not JSON-RPC)\] )*/.exec(line.subarray(0, 64).toString());
     assert.ok(head, `not a log line: ${line.subarray(0, 80).toString()}`);
     const [prefix, time = "", mark = "", elapsed] = head;
     events.push({ time, mark, elapsed: elapsed === undefined ? undefined : Number(elapsed), raw: line.subarray(Buffer.byteLength(prefix)) });
@@ -109,7 +109,8 @@ test("bytes pass through unchanged both ways, and the log holds each line's raw 
   const input = Buffer.concat(sent.flatMap((line, index) => (index < sent.length - 1 ? [line, Buffer.from("\n")] : [line])));
   const { code, stdout, stderr } = await runBytes(wrapChild(logPath, "echo"), input);
   assert.equal(code, 0);
-  assert.equal(stderr.length, 0);
+  // The echoing server's stdout is not JSON-RPC, which wrap says once.
+  assert.match(stderr.toString(), /^wrap: the server wrote a line to stdout that is not JSON-RPC: /);
   assert.ok(stdout.equals(input), "stdout is the input, byte for byte");
   const events = readLog(logPath);
   for (const mark of ["→", "←"]) {
@@ -154,7 +155,10 @@ test("the log shows times, marks, round-trip times by id and direction, stderr l
   const [started, ...rest] = texts(events, "#");
   assert.match(started ?? "", /^start pid \d+: /);
   assert.ok(started?.endsWith(`: ${process.execPath} ${childPath} peer`));
-  assert.deepEqual(rest, ["end of input", 'unanswered → "7" "never"', "exit code 0"]);
+  assert.equal(rest.length, 3);
+  assert.equal(rest[0], "end of input");
+  assert.match(rest[1] ?? "", /^unanswered → "7" "never" \(waited \d+\.\d ms\)$/);
+  assert.equal(rest[2], "exit code 0");
   assert.equal(events.at(-1)?.raw.toString(), "exit code 0");
 });
 
@@ -226,20 +230,38 @@ for (const [signal, number] of [["SIGINT", 2], ["SIGTERM", 15], ["SIGHUP", 1]] a
   });
 }
 
-test("a server that ignores the end of its input and SIGTERM is killed, and no process is left", LIMIT, async () => {
+test("a server that ignores the end of its input is left to the client, whose SIGTERM ends it", LIMIT, async () => {
+  const logPath = join(tempDir(), "wire.log");
+  const { child, finish, output } = start(process.execPath, wrapChild(logPath, "trap"));
+  await until(output, "ready");
+  child.stdin.end();
+  // wrap no longer ends the server on a clock of its own: it still runs well after the end of input.
+  await delay(2_500);
+  assert.equal(child.exitCode, null);
+  child.kill("SIGTERM");
+  const { code } = await finish;
+  assert.equal(code, 143);
+  assert.deepEqual(texts(readLog(logPath), "#").slice(1), [
+    "end of input", "received SIGTERM: sending SIGTERM", "exit signal SIGTERM",
+  ]);
+});
+
+test("a server that ignores the end of its input and SIGTERM is killed after the client's SIGTERM", LIMIT, async () => {
   const logPath = join(tempDir(), "wire.log");
   const { child, finish, output } = start(process.execPath, wrapChild(logPath, "stubborn"));
   await until(output, "ready");
   const pid = Number(/ready (\d+)/.exec(output())?.[1]);
   child.stdin.end();
+  await until(() => readFileSync(logPath, "utf8"), "end of input");
+  child.kill("SIGTERM");
   const { code, stdout } = await finish;
   assert.equal(code, 137);
   assert.match(stdout, /ignoring SIGTERM/);
   assert.equal(exists(pid), false);
   assert.deepEqual(texts(readLog(logPath), "#").slice(1), [
     "end of input",
-    "still running 2000 ms after the end of input: sending SIGTERM",
-    "still running 2000 ms after SIGTERM: sending SIGKILL",
+    "received SIGTERM: sending SIGTERM",
+    "still running 1000 ms after SIGTERM: sending SIGKILL",
     "exit signal SIGKILL",
   ]);
 });
@@ -274,7 +296,7 @@ test("a method name cannot forge a line in the log: wrap's own events quote it",
   const lines = readFileSync(logPath, "utf8").trimEnd().split("\n");
   assert.deepEqual(lines.filter((line) => line.startsWith("2099-")), []);
   assert.match(lines.at(-1) ?? "", /^\d{4}-\d\d-\d\dT[\d:.]+Z # exit code 0$/);
-  assert.ok(lines.some((line) => line.endsWith('# unanswered → 3 "x\\n2099-01-01T00:00:00.000Z # exit code 0"')));
+  assert.ok(lines.some((line) => /# unanswered → 3 "x\\n2099-01-01T00:00:00\.000Z # exit code 0" \(waited [\d.]+ ms\)$/.test(line)));
 });
 
 test("a command that cannot start gives one plain line on stderr and exit code 127", LIMIT, async () => {
@@ -311,7 +333,7 @@ test("a new log file is created with mode 0600, and an existing one is appended 
   assert.deepEqual(texts(readLog(logPath), "→"), ["one", "two"]);
 });
 
-test("a client that stops reading does not crash wrap, and the log still sees every line", LIMIT, async () => {
+test("a client that stops reading is gone: wrap ends its server, does not crash, and logs why", LIMIT, async () => {
   const logPath = join(tempDir(), "wire.log");
   const child = spawn(process.execPath, wrapChild(logPath, "echo"), { stdio: "pipe" });
   let stderr = "";
@@ -320,12 +342,15 @@ test("a client that stops reading does not crash wrap, and the log still sees ev
   const line = `${"y".repeat(1000)}\n`;
   child.stdin.end(line.repeat(1000));
   const [code] = await once(child, "close");
-  assert.equal(code, 0);
-  assert.equal(stderr, "");
+  // Nobody reads the server any more, so nobody else would end it (MCP lifecycle, Shutdown).
+  assert.equal(code, 143);
+  assert.equal(lines(stderr).filter((line) => !line.startsWith("wrap: ")).length, 0);
   const events = readLog(logPath);
-  assert.equal(texts(events, "→").length, 1000);
-  assert.equal(texts(events, "←").length, 1000);
-  assert.ok(texts(events, "#").includes("cannot pass ← on: write EPIPE"));
+  assert.ok(texts(events, "←").length > 0);
+  const notes = texts(events, "#");
+  assert.ok(notes.includes("cannot pass ← on: write EPIPE"));
+  assert.ok(notes.includes("the client is gone: wrap's stdout is closed: sending SIGTERM"));
+  assert.equal(notes.at(-1), "exit signal SIGTERM");
 });
 
 test("with no arguments wrap runs server.mjs beside it and writes wire.log beside it", LIMIT, async () => {
