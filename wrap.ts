@@ -64,12 +64,6 @@ type Crossing =
 /** A request still waiting for its response: its method, and when it crossed. */
 type PendingRequest = { method: string; sentAt: number };
 
-/** What the command line asks for: to run a command, to show the usage, or to refuse. */
-type Invocation =
-  | { action: "run"; command: string; args: string[]; logPath: string }
-  | { action: "help" }
-  | { action: "misuse" };
-
 /** How long a server that has exited may still hold its pipes open, through its own children. */
 const PIPES_GRACE_MS = 2_000;
 
@@ -101,9 +95,6 @@ const LARGE_LINE = 1_048_576;
 /** The direction that answers a request sent the other way. */
 const OPPOSITE = { "→": "←", "←": "→" } as const;
 
-/** Exit code for a command line wrap cannot read, as shells use it. */
-const MISUSE = 2;
-
 /** Exit code for a command that cannot start, as shells use it. */
 const CANNOT_START = 127;
 
@@ -115,26 +106,6 @@ const NEWLINE = Buffer.from("\n");
 
 /** The tag of a line on the server's stdout that is not a message. */
 const POLLUTION = "[not JSON-RPC]";
-
-/** What --help prints. */
-const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
-Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
-and records every line to FILE (default: wire.log beside wrap.mjs).\n`;
-
-/** Reads the command line; `here` is wrap's folder, where the default server and log live. */
-function parseArguments(argv: readonly string[], runtime: string, here: string): Invocation {
-  const split = argv.indexOf("--");
-  const options = split === -1 ? argv : argv.slice(0, split);
-  const defaultServer = [runtime, join(here, "server.mjs")];
-  const [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
-  if (options.length === 1 && options[0] === "--help") return { action: "help" };
-  // The only option is `--log FILE`, and a command must be named if `--` is there.
-  const logOption = options.length === 2 && options[0] === "--log" && options[1] !== "";
-  if (command === undefined || command === "" || (options.length > 0 && !logOption)) {
-    return { action: "misuse" };
-  }
-  return { action: "run", command, args, logPath: options[1] ?? join(here, "wire.log") };
-}
 
 /**
  * The lines a chunk completes, cut at each "\n" byte and without it. The start of a line that
@@ -178,16 +149,21 @@ function classify(value: unknown): Message {
   return { kind: "other" };
 }
 
+/** What `run` returns, or undefined when it throws: JSON.parse and parseArgs report so. */
+function attempt<T>(run: () => T): T | undefined {
+  try {
+    return run();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The messages of one line: one, or a batch's (JSON-RPC 2.0 §6); a line not JSON is other. */
 function messagesOf(text: string): Message[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    const values = Array.isArray(value) ? value : [value];
-    // An empty batch is no message at all (JSON-RPC 2.0 §6).
-    return values.length === 0 ? [{ kind: "other" }] : values.map(classify);
-  } catch {
-    return [{ kind: "other" }];
-  }
+  // Text that is not JSON gives undefined, which JSON cannot hold: a message of kind other.
+  const value = attempt((): unknown => JSON.parse(text));
+  // An empty batch is no message at all (JSON-RPC 2.0 §6), and classify says so.
+  return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
 
 /**
@@ -400,10 +376,9 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
 
 // ---- Readers: one parser of wire.log, shared by diagram, replay and redact ----
 
-/** One event of a wire.log: `head` is all before the line's bytes, `text` the bytes. */
+/** One event of a wire.log, with the messages of a → or ← line classified once. */
 type LogEvent = {
-  mark: Mark; elapsed: string | undefined; tags: string[]; head: string; text: string;
-  messages: Message[]; // What a → or ← line holds, classified once; none for ! and #.
+  mark: Mark; elapsed: string | undefined; tags: string[]; text: string; messages: Message[];
 };
 
 /** The marks, to narrow a mark read from the log. */
@@ -414,74 +389,24 @@ const EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) 
   [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"]
     .map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
 
-/** The readers, by their command-line words, and the options (below) each one takes. */
-const READERS = new Map<string, readonly string[]>([
-  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []]]);
-
-/** Every reader's options, as node:util's parseArgs reads them. */
-const READER_OPTIONS = {
-  out: { type: "string" }, "no-redact": { type: "boolean" },
-  ignore: { type: "string", multiple: true }, timeout: { type: "string" },
-} as const;
-
-/** What --help adds for the readers. */
-const READER_USAGE = `Reading a log back (README, "Read a log back"):
-  wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-  wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
-  wrap redact WIRE_LOG\n`;
-
-/** Reads a reader's command line: its options, one log, and for replay `-- COMMAND`. */
-function parseReaderArguments(reader: string, args: readonly string[]) {
-  try {
-    const config = { args, options: READER_OPTIONS, allowPositionals: true } as const;
-    const { values, positionals } = parseArgs(config);
-    // After `--`, every word is the command's (parseArgs reads them as positionals).
-    const [logPath, command, ...commandArgs] = positionals;
-    const timeoutMs = Number(values.timeout ?? 5_000);
-    const foreign = Object.keys(values).some((name) => !READERS.get(reader)?.includes(name));
-    const replaying = reader === "replay";
-    const wellFormed = !foreign && timeoutMs > 0 && (command !== undefined) === replaying;
-    if (logPath === undefined || !wellFormed) return undefined;
-    const ignore = (values.ignore ?? []).map((path) => path.split("."));
-    const redact = values["no-redact"] !== true;
-    return { reader, logPath, command, commandArgs, out: values.out, redact, ignore, timeoutMs };
-  } catch {
-    return undefined; // parseArgs throws on an unknown option, or an option without its value.
-  }
-}
-
-/** Reads one line of a wire.log; a line that is not an event gives undefined. */
-function parseEvent(line: string): LogEvent | undefined {
-  const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((each) => each === head?.[1]);
-  if (head === null || mark === undefined) return undefined;
-  const text = line.slice(head[0].length);
-  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
-  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  return { mark, elapsed: head[2], tags, head: head[0], text, messages };
-}
-
-/** Reads a wire.log's text into its events. */
+/** Reads a wire.log's text into its events; a line that is not an event is skipped. */
 function parseLog(log: string): LogEvent[] {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+  return log.split("\n").flatMap((line): LogEvent[] => {
+    const head = EVENT_HEAD.exec(line);
+    const mark = MARKS.find((each) => each === head?.[1]);
+    if (head === null || mark === undefined) return [];
+    const text = line.slice(head[0].length);
+    const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+    const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
+    return [{ mark, elapsed: head[2], tags, text, messages }];
+  });
 }
 
 /** The value at a path of own keys, or undefined: `toString` is never found on a message. */
 function dig(value: unknown, ...keys: string[]): unknown {
-  let found = value;
-  for (const key of keys) {
-    found = isRecord(found) && Object.hasOwn(found, key) ? found[key] : undefined;
-  }
-  return found;
-}
-
-/** A line's JSON value, or undefined (which JSON cannot hold) when the line is not JSON. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const [key, ...rest] = keys;
+  if (key === undefined) return value;
+  return isRecord(value) && Object.hasOwn(value, key) ? dig(value[key], ...rest) : undefined;
 }
 
 // ---- Reader: redact, a copy of the log that can be shared ----
@@ -500,7 +425,7 @@ const SECRET_TEXT =
 const SECRET_PAIR = new RegExp(String.raw`\b(authorization|cookie|password|secret|token|` +
   String.raw`api_?key|\w+_(?:token|key))("? ?[:=] ?"?)[^\s"',;&]+`, "gi");
 
-/** JSON.parse's reviver for redaction: a secret key's value goes, and secret-shaped text. */
+/** JSON.stringify's replacer for redaction: a secret key's value goes, and secret-shaped text. */
 function hideSecret(key: string, value: unknown): unknown {
   if (SECRET_KEY.test(key)) return REDACTED;
   return typeof value === "string" ? value.replace(SECRET_TEXT, REDACTED) : value;
@@ -508,19 +433,19 @@ function hideSecret(key: string, value: unknown): unknown {
 
 /** A line's text redacted: JSON stays valid JSON, and is rewritten only when it held a secret. */
 function redactText(text: string): string {
-  const value = parseJson(text);
+  const value = attempt((): unknown => JSON.parse(text));
   if (value === undefined) {
     return text.replace(SECRET_PAIR, `$1$2${REDACTED}`).replace(SECRET_TEXT, REDACTED);
   }
-  const redacted = JSON.stringify(JSON.parse(text, hideSecret));
+  const redacted = JSON.stringify(value, hideSecret);
   return redacted === JSON.stringify(value) ? text : redacted;
 }
 
 /** Redacts each event's text and keeps its head; a line that is no event is masked whole. */
 function redactLog(log: string): string {
   return log.split("\n").map((line) => {
-    const event = parseEvent(line);
-    return event === undefined ? redactText(line) : `${event.head}${redactText(event.text)}`;
+    const head = EVENT_HEAD.exec(line)?.[0];
+    return head === undefined ? redactText(line) : head + redactText(line.slice(head.length));
   }).join("\n");
 }
 
@@ -536,9 +461,12 @@ const BLOCK_LIMIT = 2_000;
 const LOOKALIKES = new Map([["#", "＃"], [";", "；"], ["<", "‹"], [">", "›"], ["%", "％"],
   ["&", "＆"], ['"', "'"], ["{", "（"], ["}", "）"]]);
 
+/** Each kind's arrow: solid for a request, open for a notification, dashed for a response. */
+const ARROWS = { request: "->>", notification: "-)", response: "-->>", other: "->>" } as const;
+
 /** Text made safe for a Mermaid label: one line, look-alikes, at most `max` characters. */
 function label(text: string, max: number): string {
-  const safe = text.replace(/[#;<>%&"{}]/g, (character) => LOOKALIKES.get(character) ?? "");
+  const safe = text.replace(/[#;<>%&"{}]/g, (found) => LOOKALIKES.get(found) ?? found);
   // A newline would end the statement (Mermaid's grammar): every control character goes.
   const characters = Array.from(safe.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim());
   const short = characters.length > max ? [...characters.slice(0, max - 1), "…"] : characters;
@@ -547,29 +475,22 @@ function label(text: string, max: number): string {
 
 /** A side's name: clientInfo in a request's params, serverInfo in a result, or in `_meta`. */
 function sideName(messages: readonly Message[], field: "params" | "result", info: string) {
-  for (const message of messages) {
-    const holder = dig(message, field);
-    const modern = dig(holder, "_meta", `io.modelcontextprotocol/${info}`, "name");
-    const name = dig(holder, info, "name") ?? modern;
-    if (typeof name === "string") return name;
-  }
-  return undefined;
+  const names = messages.flatMap((message) => [dig(message, field, info, "name"),
+    dig(message, field, "_meta", `io.modelcontextprotocol/${info}`, "name")]);
+  return names.find((name) => typeof name === "string");
 }
 
-/** A message as an arrow and what its label says: what it is, never its whole payload. */
-function describe(message: Message, event: LogEvent): [string, string] {
-  if (message.kind === "other") return ["->>", `not JSON-RPC ${label(event.text, 20)}`];
-  if (message.kind === "notification") return ["-)", message.method];
-  if (message.kind === "request") {
+/** What a message's arrow says: what it is, never its whole payload. */
+function describe(message: Message, text: string): string {
+  if (message.kind === "other") return `not JSON-RPC ${text}`;
+  if (message.kind !== "response") {
     const tool = message.method === "tools/call" ? dig(message.params, "name") : undefined;
-    return ["->>", typeof tool === "string" ? `${message.method} ${tool}` : message.method];
+    return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
   }
-  const time = event.elapsed === undefined ? "" : `${event.elapsed} ms `;
-  const text = dig(message.result, "content", "0", "text");
-  const code = dig(message.error, "code");
-  if (message.error !== undefined) return ["-->>", `${time}error ${String(code)}`];
-  if (dig(message.result, "isError") === true) return ["-->>", `${time}isError ${String(text)}`];
-  return ["-->>", typeof text === "string" ? `${time}${text}` : `${time}result`];
+  const content = dig(message.result, "content", "0", "text");
+  if (message.error !== undefined) return `error ${String(dig(message.error, "code"))}`;
+  if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
+  return typeof content === "string" ? content : "result";
 }
 
 /** The diagram's statements for one event: an arrow per message, a note for the rest. */
@@ -577,9 +498,10 @@ function statements(event: LogEvent): string[] {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
   const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
+  const time = event.elapsed === undefined ? [] : [`${event.elapsed} ms`];
   const arrows = event.messages.map((message) => {
-    const [arrow, text] = describe(message, event);
-    return `${from}${arrow}${to}: ${label(text, 50)}`;
+    const text = [...time, describe(message, event.text)].join(" ");
+    return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
@@ -587,8 +509,8 @@ function statements(event: LogEvent): string[] {
 /** The session as Markdown: numbered ```mermaid blocks of at most BLOCK_LIMIT characters. */
 function diagram(events: readonly LogEvent[]): string {
   const messages = events.flatMap((event) => event.messages);
-  // No serverInfo (a server that failed, or never answered): the command that wrap started.
   const start = events.find((event) => event.mark === "#" && event.text.startsWith("start pid "));
+  // No serverInfo (a server that failed, or never answered): the command's first two words.
   const words = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
   const command = words.map((word) => word.split("/").at(-1)).join(" ");
   const head = ["sequenceDiagram",
@@ -606,9 +528,9 @@ function diagram(events: readonly LogEvent[]): string {
   }
   return parts.map((lines, index) => {
     const count = `${index + 1} of ${parts.length}`;
+    const title = parts.length > 1 ? [`Part ${count}`, ""] : [];
     const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
-    const title = parts.length > 1 ? `Part ${count}\n\n` : "";
-    return `${title}${["```mermaid", ...head, ...joint, ...lines, "```"].join("\n")}\n`;
+    return [...title, "```mermaid", ...head, ...joint, ...lines, "```", ""].join("\n");
   }).join("\n");
 }
 
@@ -638,78 +560,116 @@ async function replay(events: readonly LogEvent[], command: string, args: string
   server.stdin.on("error", () => {});
   const exited = new AbortController();
   server.on("close", () => exited.abort());
-  // The responses that came back and wait to be compared, by id, in the order they came.
-  const replayed = new Map<string, Message[]>();
+  // The server's responses, in the order they came, until each is compared with the log's.
+  const replayed: Extract<Message, { kind: "response" }>[] = [];
   const lines = createInterface({ input: server.stdout });
   lines.on("line", (line) => {
-    for (const message of messagesOf(line).filter((each) => each.kind === "response")) {
-      const id = JSON.stringify(message.id);
-      replayed.set(id, [...replayed.get(id) ?? [], message]);
-    }
+    replayed.push(...messagesOf(line).filter((message) => message.kind === "response"));
   });
-  const methods = new Map<string, string>();
+  const methods = new Map<string, string>(); // A request's method by its id, to name its answer.
   const tally = { match: 0, differ: 0, missing: 0 };
   for (const event of events) {
     for (const message of event.messages) {
-      if (message.kind === "request" && event.mark === "→") {
-        methods.set(JSON.stringify(message.id), message.method);
-      }
+      // JSON.stringify keeps id 1 and id "1" apart; only requests and responses are used below.
+      const id = JSON.stringify("id" in message ? message.id : null);
+      if (message.kind === "request" && event.mark === "→") methods.set(id, message.method);
       if (message.kind !== "response" || event.mark !== "←") continue;
-      const id = JSON.stringify(message.id);
+      const answers = (each: { id: unknown }) => JSON.stringify(each.id) === id;
       // The client sent its next line only after this response came back; so does replay.
       const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs)]);
-      while ((replayed.get(id) ?? []).length === 0 && !signal.aborted) {
+      while (!replayed.some(answers) && !signal.aborted) {
         await once(lines, "line", { signal }).catch(() => []);
       }
-      const actual = replayed.get(id)?.shift();
-      const found = actual === undefined ? [] : differences(message, actual, [], ignore);
+      const index = replayed.findIndex(answers);
+      const actual = index === -1 ? undefined : replayed.splice(index, 1)[0];
+      const found = actual === undefined ? ["missing"] : differences(message, actual, [], ignore);
       const outcome = actual === undefined ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
       const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
-      const problem = outcome === "missing" ? "missing" : found.slice(0, 3).join("; ");
-      if (outcome !== "match") process.stdout.write(`✗ ${name}: ${problem}\n`);
+      if (found.length > 0) process.stdout.write(`✗ ${name}: ${found.slice(0, 3).join("; ")}\n`);
     }
     if (event.mark === "→") server.stdin.write(`${event.text}\n`);
   }
   server.stdin.end();
   // A server that outlives the end of its input is stopped after the same time limit.
-  const stopping = setTimeout(() => server.kill("SIGKILL"), timeoutMs);
+  setTimeout(() => server.kill("SIGKILL"), timeoutMs).unref();
   if (!exited.signal.aborted) await once(exited.signal, "abort");
-  clearTimeout(stopping);
-  const unexpected = [...replayed].flatMap(([id, left]) => left.map(() => id));
-  for (const id of unexpected) process.stdout.write(`✗ ${id}: unexpected\n`);
+  for (const left of replayed) process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected\n`);
   const { match, differ, missing } = tally;
   process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ` +
-    `${differ} differ, ${missing} missing, ${unexpected.length} unexpected\n`);
-  return differ + missing + unexpected.length === 0 ? 0 : 1;
+    `${differ} differ, ${missing} missing, ${replayed.length} unexpected\n`);
+  return differ + missing + replayed.length === 0 ? 0 : 1;
 }
 
-// ---- Dispatch: read the command line once, then record or read ----
+// ---- The command line: record (the default), or read a log back ----
+
+/** Every option wrap takes, as node:util's parseArgs reads them. */
+const OPTIONS = {
+  log: { type: "string" }, out: { type: "string" }, "no-redact": { type: "boolean" },
+  ignore: { type: "string", multiple: true }, timeout: { type: "string" },
+} as const;
+
+/** The options each command takes, by its first word; recording has none. */
+const TAKES = new Map<string | undefined, readonly string[]>([[undefined, ["log"]],
+  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []]]);
+
+/** What --help prints. */
+const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
+Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
+and records every line to FILE (default: wire.log beside wrap.mjs).
+Reading a log back (README, "Read a log back"):
+  wrap diagram [--out FILE] [--no-redact] WIRE_LOG
+  wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
+  wrap redact WIRE_LOG\n`;
+
+/** Exit code for a command line wrap cannot read, as shells use it. */
+const MISUSE = 2;
+
+/** A command line wrap cannot read: the usage, on stderr, since it is a mistake. */
+function misuse(): never {
+  process.stderr.write(USAGE);
+  process.exit(MISUSE);
+}
 
 const argv = process.argv.slice(2);
-const reader = [...READERS.keys()].find((name) => name === argv[0]);
-const reading = reader === undefined ? undefined : parseReaderArguments(reader, argv.slice(1));
-const invocation = parseArguments(argv, process.execPath, dirname(fileURLToPath(import.meta.url)));
-if (reading !== undefined) {
-  const log = await readFile(reading.logPath, "utf8").catch((error: unknown) => {
-    process.stderr.write(`wrap: cannot read ${reading.logPath}: ${String(error)}\n`);
+const here = dirname(fileURLToPath(import.meta.url));
+if (argv.length === 1 && argv[0] === "--help") {
+  process.stdout.write(USAGE); // An answer, so on stdout.
+  process.exit(0);
+}
+// Before `--`, wrap's own words; after it, the command wrap runs, whose words are its own.
+const split = argv.indexOf("--");
+const own = split === -1 ? argv : argv.slice(0, split);
+const defaultServer = [process.execPath, join(here, "server.mjs")];
+const [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
+// parseArgs throws on an unknown option, or an option without its value.
+const parsed = attempt(() => parseArgs({ args: own, options: OPTIONS, allowPositionals: true }));
+if (parsed === undefined) misuse();
+const { values, positionals: [reader, logPath, ...extra] } = parsed;
+const takes = TAKES.get(reader);
+const foreign = Object.keys(values).some((option) => takes?.includes(option) !== true);
+const timeoutMs = Number(values.timeout ?? 5_000);
+// A reader reads one log; of the readers, replay alone runs a command, named after `--`.
+const readerWords = logPath !== undefined && (split !== -1) === (reader === "replay");
+const wellFormed = takes !== undefined && !foreign && extra.length === 0 && timeoutMs > 0;
+if (!wellFormed || command === undefined || values.log === "") misuse();
+if (reader === undefined) {
+  proxy(command, args, values.log ?? join(here, "wire.log"));
+} else if (!readerWords) {
+  misuse();
+} else {
+  const log = await readFile(logPath, "utf8").catch((error: unknown) => {
+    process.stderr.write(`wrap: cannot read ${logPath}: ${String(error)}\n`);
     process.exit(1);
   });
-  if (reading.reader === "redact") process.stdout.write(redactLog(log));
-  if (reading.reader === "diagram") {
-    const markdown = diagram(parseLog(reading.redact ? redactLog(log) : log));
-    if (reading.out === undefined) process.stdout.write(markdown);
-    else await writeFile(reading.out, markdown);
+  if (reader === "redact") process.stdout.write(redactLog(log));
+  if (reader === "diagram") {
+    const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
+    if (values.out === undefined) process.stdout.write(markdown);
+    else await writeFile(values.out, markdown);
   }
-  if (reading.reader === "replay" && reading.command !== undefined) {
-    const { command, commandArgs, ignore, timeoutMs } = reading;
-    process.exitCode = await replay(parseLog(log), command, commandArgs, ignore, timeoutMs);
+  if (reader === "replay") {
+    const ignore = (values.ignore ?? []).map((path) => path.split("."));
+    process.exitCode = await replay(parseLog(log), command, args, ignore, timeoutMs);
   }
-} else if (reader === undefined && invocation.action === "run") {
-  proxy(invocation.command, invocation.args, invocation.logPath);
-} else {
-  // --help is an answer, on stdout; a command line we cannot read is a mistake, on stderr.
-  const help = reader === undefined && invocation.action === "help";
-  (help ? process.stdout : process.stderr).write(USAGE + READER_USAGE);
-  process.exit(help ? 0 : MISUSE);
 }

@@ -22,27 +22,10 @@ var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
 var LARGE_LINE = 1048576;
 var OPPOSITE = { "→": "←", "←": "→" };
-var MISUSE = 2;
 var CANNOT_START = 127;
 var CR = 13;
 var NEWLINE = Buffer.from("\n");
 var POLLUTION = "[not JSON-RPC]";
-var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
-Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
-and records every line to FILE (default: wire.log beside wrap.mjs).
-`;
-function parseArguments(argv2, runtime, here) {
-  const split = argv2.indexOf("--");
-  const options = split === -1 ? argv2 : argv2.slice(0, split);
-  const defaultServer = [runtime, join(here, "server.mjs")];
-  const [command, ...args] = split === -1 ? defaultServer : argv2.slice(split + 1);
-  if (options.length === 1 && options[0] === "--help") return { action: "help" };
-  const logOption = options.length === 2 && options[0] === "--log" && options[1] !== "";
-  if (command === void 0 || command === "" || options.length > 0 && !logOption) {
-    return { action: "misuse" };
-  }
-  return { action: "run", command, args, logPath: options[1] ?? join(here, "wire.log") };
-}
 function splitLines(pieces, chunk) {
   const lines = [];
   let start = 0;
@@ -71,14 +54,16 @@ function classify(value) {
   if (answers && (validId || id === null)) return { kind: "response", id, result, error };
   return { kind: "other" };
 }
-function messagesOf(text) {
+function attempt(run) {
   try {
-    const value = JSON.parse(text);
-    const values = Array.isArray(value) ? value : [value];
-    return values.length === 0 ? [{ kind: "other" }] : values.map(classify);
+    return run();
   } catch {
-    return [{ kind: "other" }];
+    return void 0;
   }
+}
+function messagesOf(text) {
+  const value = attempt(() => JSON.parse(text));
+  return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
 function annotate(pending, mark, line, now) {
   const tags = /* @__PURE__ */ new Set();
@@ -110,10 +95,10 @@ function pollutionWarning(line) {
 wrap: MCP clients skip such a line or close the connection; a server logs to stderr
 `;
 }
-function proxy(command, args, logPath) {
-  const log = createWriteStream(logPath, { flags: "a", mode: 384 });
+function proxy(command2, args2, logPath2) {
+  const log = createWriteStream(logPath2, { flags: "a", mode: 384 });
   log.on("error", (error) => {
-    const what = `wrap: cannot write log ${logPath}: ${error.message}`;
+    const what = `wrap: cannot write log ${logPath2}: ${error.message}`;
     process.stderr.write(`${what}; traffic still flows
 `);
   });
@@ -202,13 +187,13 @@ function proxy(command, args, logPath) {
     await Promise.allSettled([finished(log.end()), flushed]);
     process.exit(code);
   }
-  const child = spawn(command, args, { stdio: "pipe" });
-  if (child.pid !== void 0) note(`start pid ${child.pid}: ${[command, ...args].join(" ")}`);
+  const child = spawn(command2, args2, { stdio: "pipe" });
+  if (child.pid !== void 0) note(`start pid ${child.pid}: ${[command2, ...args2].join(" ")}`);
   child.on("error", (error) => {
     if (child.pid !== void 0) return;
-    process.stderr.write(`wrap: cannot start ${command}: ${error.message}
+    process.stderr.write(`wrap: cannot start ${command2}: ${error.message}
 `);
-    void finish(CANNOT_START, `cannot start ${command}: ${error.message}`);
+    void finish(CANNOT_START, `cannot start ${command2}: ${error.message}`);
   });
   relay(process.stdin, child.stdin, "→", true);
   relay(child.stdout, process.stdout, "←", true);
@@ -238,64 +223,21 @@ function proxy(command, args, logPath) {
 }
 var MARKS = ["→", "←", "!", "#"];
 var EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` + [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"].map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
-var READERS = /* @__PURE__ */ new Map([
-  ["diagram", ["out", "no-redact"]],
-  ["replay", ["ignore", "timeout"]],
-  ["redact", []]
-]);
-var READER_OPTIONS = {
-  out: { type: "string" },
-  "no-redact": { type: "boolean" },
-  ignore: { type: "string", multiple: true },
-  timeout: { type: "string" }
-};
-var READER_USAGE = `Reading a log back (README, "Read a log back"):
-  wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-  wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
-  wrap redact WIRE_LOG
-`;
-function parseReaderArguments(reader2, args) {
-  try {
-    const config = { args, options: READER_OPTIONS, allowPositionals: true };
-    const { values, positionals } = parseArgs(config);
-    const [logPath, command, ...commandArgs] = positionals;
-    const timeoutMs = Number(values.timeout ?? 5e3);
-    const foreign = Object.keys(values).some((name) => !READERS.get(reader2)?.includes(name));
-    const replaying = reader2 === "replay";
-    const wellFormed = !foreign && timeoutMs > 0 && command !== void 0 === replaying;
-    if (logPath === void 0 || !wellFormed) return void 0;
-    const ignore = (values.ignore ?? []).map((path) => path.split("."));
-    const redact = values["no-redact"] !== true;
-    return { reader: reader2, logPath, command, commandArgs, out: values.out, redact, ignore, timeoutMs };
-  } catch {
-    return void 0;
-  }
-}
-function parseEvent(line) {
-  const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((each) => each === head?.[1]);
-  if (head === null || mark === void 0) return void 0;
-  const text = line.slice(head[0].length);
-  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
-  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  return { mark, elapsed: head[2], tags, head: head[0], text, messages };
-}
 function parseLog(log) {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+  return log.split("\n").flatMap((line) => {
+    const head = EVENT_HEAD.exec(line);
+    const mark = MARKS.find((each) => each === head?.[1]);
+    if (head === null || mark === void 0) return [];
+    const text = line.slice(head[0].length);
+    const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+    const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
+    return [{ mark, elapsed: head[2], tags, text, messages }];
+  });
 }
 function dig(value, ...keys) {
-  let found = value;
-  for (const key of keys) {
-    found = isRecord(found) && Object.hasOwn(found, key) ? found[key] : void 0;
-  }
-  return found;
-}
-function parseJson(text) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return void 0;
-  }
+  const [key, ...rest] = keys;
+  if (key === void 0) return value;
+  return isRecord(value) && Object.hasOwn(value, key) ? dig(value[key], ...rest) : void 0;
 }
 var REDACTED = "[redacted]";
 var SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(?:token|key)$/i;
@@ -306,17 +248,17 @@ function hideSecret(key, value) {
   return typeof value === "string" ? value.replace(SECRET_TEXT, REDACTED) : value;
 }
 function redactText(text) {
-  const value = parseJson(text);
+  const value = attempt(() => JSON.parse(text));
   if (value === void 0) {
     return text.replace(SECRET_PAIR, `$1$2${REDACTED}`).replace(SECRET_TEXT, REDACTED);
   }
-  const redacted = JSON.stringify(JSON.parse(text, hideSecret));
+  const redacted = JSON.stringify(value, hideSecret);
   return redacted === JSON.stringify(value) ? text : redacted;
 }
 function redactLog(log) {
   return log.split("\n").map((line) => {
-    const event = parseEvent(line);
-    return event === void 0 ? redactText(line) : `${event.head}${redactText(event.text)}`;
+    const head = EVENT_HEAD.exec(line)?.[0];
+    return head === void 0 ? redactText(line) : head + redactText(line.slice(head.length));
   }).join("\n");
 }
 var BLOCK_LIMIT = 2e3;
@@ -331,42 +273,39 @@ var LOOKALIKES = /* @__PURE__ */ new Map([
   ["{", "（"],
   ["}", "）"]
 ]);
+var ARROWS = { request: "->>", notification: "-)", response: "-->>", other: "->>" };
 function label(text, max) {
-  const safe = text.replace(/[#;<>%&"{}]/g, (character) => LOOKALIKES.get(character) ?? "");
+  const safe = text.replace(/[#;<>%&"{}]/g, (found) => LOOKALIKES.get(found) ?? found);
   const characters = Array.from(safe.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim());
   const short = characters.length > max ? [...characters.slice(0, max - 1), "…"] : characters;
   return short.length === 0 ? "(empty)" : short.join("");
 }
 function sideName(messages, field, info) {
-  for (const message of messages) {
-    const holder = dig(message, field);
-    const modern = dig(holder, "_meta", `io.modelcontextprotocol/${info}`, "name");
-    const name = dig(holder, info, "name") ?? modern;
-    if (typeof name === "string") return name;
-  }
-  return void 0;
+  const names = messages.flatMap((message) => [
+    dig(message, field, info, "name"),
+    dig(message, field, "_meta", `io.modelcontextprotocol/${info}`, "name")
+  ]);
+  return names.find((name) => typeof name === "string");
 }
-function describe(message, event) {
-  if (message.kind === "other") return ["->>", `not JSON-RPC ${label(event.text, 20)}`];
-  if (message.kind === "notification") return ["-)", message.method];
-  if (message.kind === "request") {
+function describe(message, text) {
+  if (message.kind === "other") return `not JSON-RPC ${text}`;
+  if (message.kind !== "response") {
     const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
-    return ["->>", typeof tool === "string" ? `${message.method} ${tool}` : message.method];
+    return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
   }
-  const time = event.elapsed === void 0 ? "" : `${event.elapsed} ms `;
-  const text = dig(message.result, "content", "0", "text");
-  const code = dig(message.error, "code");
-  if (message.error !== void 0) return ["-->>", `${time}error ${String(code)}`];
-  if (dig(message.result, "isError") === true) return ["-->>", `${time}isError ${String(text)}`];
-  return ["-->>", typeof text === "string" ? `${time}${text}` : `${time}result`];
+  const content = dig(message.result, "content", "0", "text");
+  if (message.error !== void 0) return `error ${String(dig(message.error, "code"))}`;
+  if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
+  return typeof content === "string" ? content : "result";
 }
 function statements(event) {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
   const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
+  const time = event.elapsed === void 0 ? [] : [`${event.elapsed} ms`];
   const arrows = event.messages.map((message) => {
-    const [arrow, text] = describe(message, event);
-    return `${from}${arrow}${to}: ${label(text, 50)}`;
+    const text = [...time, describe(message, event.text)].join(" ");
+    return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
@@ -374,11 +313,11 @@ function diagram(events) {
   const messages = events.flatMap((event) => event.messages);
   const start = events.find((event) => event.mark === "#" && event.text.startsWith("start pid "));
   const words = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
-  const command = words.map((word) => word.split("/").at(-1)).join(" ");
+  const command2 = words.map((word) => word.split("/").at(-1)).join(" ");
   const head = [
     "sequenceDiagram",
     `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
-    `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command, 40)}`
+    `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command2, 40)}`
   ];
   let part = [];
   const parts = [part];
@@ -391,12 +330,9 @@ function diagram(events) {
   }
   return parts.map((lines, index) => {
     const count = `${index + 1} of ${parts.length}`;
+    const title = parts.length > 1 ? [`Part ${count}`, ""] : [];
     const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
-    const title = parts.length > 1 ? `Part ${count}
-
-` : "";
-    return `${title}${["```mermaid", ...head, ...joint, ...lines, "```"].join("\n")}
-`;
+    return [...title, "```mermaid", ...head, ...joint, ...lines, "```", ""].join("\n");
   }).join("\n");
 }
 function differences(expected, actual, path, ignore) {
@@ -412,81 +348,114 @@ function differences(expected, actual, path, ignore) {
   const show = (value) => value === void 0 ? "nothing" : JSON.stringify(value);
   return [`${path.join(".")}: expected ${show(expected)}, got ${show(actual)}`];
 }
-async function replay(events, command, args, ignore, timeoutMs) {
-  const server = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+async function replay(events, command2, args2, ignore, timeoutMs2) {
+  const server = spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] });
   server.stdin.on("error", () => {
   });
   const exited = new AbortController();
   server.on("close", () => exited.abort());
-  const replayed = /* @__PURE__ */ new Map();
+  const replayed = [];
   const lines = createInterface({ input: server.stdout });
   lines.on("line", (line) => {
-    for (const message of messagesOf(line).filter((each) => each.kind === "response")) {
-      const id = JSON.stringify(message.id);
-      replayed.set(id, [...replayed.get(id) ?? [], message]);
-    }
+    replayed.push(...messagesOf(line).filter((message) => message.kind === "response"));
   });
   const methods = /* @__PURE__ */ new Map();
   const tally = { match: 0, differ: 0, missing: 0 };
   for (const event of events) {
     for (const message of event.messages) {
-      if (message.kind === "request" && event.mark === "→") {
-        methods.set(JSON.stringify(message.id), message.method);
-      }
+      const id = JSON.stringify("id" in message ? message.id : null);
+      if (message.kind === "request" && event.mark === "→") methods.set(id, message.method);
       if (message.kind !== "response" || event.mark !== "←") continue;
-      const id = JSON.stringify(message.id);
-      const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs)]);
-      while ((replayed.get(id) ?? []).length === 0 && !signal.aborted) {
+      const answers = (each) => JSON.stringify(each.id) === id;
+      const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs2)]);
+      while (!replayed.some(answers) && !signal.aborted) {
         await once(lines, "line", { signal }).catch(() => []);
       }
-      const actual = replayed.get(id)?.shift();
-      const found = actual === void 0 ? [] : differences(message, actual, [], ignore);
+      const index = replayed.findIndex(answers);
+      const actual = index === -1 ? void 0 : replayed.splice(index, 1)[0];
+      const found = actual === void 0 ? ["missing"] : differences(message, actual, [], ignore);
       const outcome = actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
       const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
-      const problem = outcome === "missing" ? "missing" : found.slice(0, 3).join("; ");
-      if (outcome !== "match") process.stdout.write(`✗ ${name}: ${problem}
+      if (found.length > 0) process.stdout.write(`✗ ${name}: ${found.slice(0, 3).join("; ")}
 `);
     }
     if (event.mark === "→") server.stdin.write(`${event.text}
 `);
   }
   server.stdin.end();
-  const stopping = setTimeout(() => server.kill("SIGKILL"), timeoutMs);
+  setTimeout(() => server.kill("SIGKILL"), timeoutMs2).unref();
   if (!exited.signal.aborted) await once(exited.signal, "abort");
-  clearTimeout(stopping);
-  const unexpected = [...replayed].flatMap(([id, left]) => left.map(() => id));
-  for (const id of unexpected) process.stdout.write(`✗ ${id}: unexpected
+  for (const left of replayed) process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected
 `);
   const { match, differ, missing } = tally;
-  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${unexpected.length} unexpected
+  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${replayed.length} unexpected
 `);
-  return differ + missing + unexpected.length === 0 ? 0 : 1;
+  return differ + missing + replayed.length === 0 ? 0 : 1;
+}
+var OPTIONS = {
+  log: { type: "string" },
+  out: { type: "string" },
+  "no-redact": { type: "boolean" },
+  ignore: { type: "string", multiple: true },
+  timeout: { type: "string" }
+};
+var TAKES = /* @__PURE__ */ new Map([
+  [void 0, ["log"]],
+  ["diagram", ["out", "no-redact"]],
+  ["replay", ["ignore", "timeout"]],
+  ["redact", []]
+]);
+var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
+Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
+and records every line to FILE (default: wire.log beside wrap.mjs).
+Reading a log back (README, "Read a log back"):
+  wrap diagram [--out FILE] [--no-redact] WIRE_LOG
+  wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
+  wrap redact WIRE_LOG
+`;
+var MISUSE = 2;
+function misuse() {
+  process.stderr.write(USAGE);
+  process.exit(MISUSE);
 }
 var argv = process.argv.slice(2);
-var reader = [...READERS.keys()].find((name) => name === argv[0]);
-var reading = reader === void 0 ? void 0 : parseReaderArguments(reader, argv.slice(1));
-var invocation = parseArguments(argv, process.execPath, dirname(fileURLToPath(import.meta.url)));
-if (reading !== void 0) {
-  const log = await readFile(reading.logPath, "utf8").catch((error) => {
-    process.stderr.write(`wrap: cannot read ${reading.logPath}: ${String(error)}
+var here = dirname(fileURLToPath(import.meta.url));
+if (argv.length === 1 && argv[0] === "--help") {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+var split = argv.indexOf("--");
+var own = split === -1 ? argv : argv.slice(0, split);
+var defaultServer = [process.execPath, join(here, "server.mjs")];
+var [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
+var parsed = attempt(() => parseArgs({ args: own, options: OPTIONS, allowPositionals: true }));
+if (parsed === void 0) misuse();
+var { values, positionals: [reader, logPath, ...extra] } = parsed;
+var takes = TAKES.get(reader);
+var foreign = Object.keys(values).some((option) => takes?.includes(option) !== true);
+var timeoutMs = Number(values.timeout ?? 5e3);
+var readerWords = logPath !== void 0 && split !== -1 === (reader === "replay");
+var wellFormed = takes !== void 0 && !foreign && extra.length === 0 && timeoutMs > 0;
+if (!wellFormed || command === void 0 || values.log === "") misuse();
+if (reader === void 0) {
+  proxy(command, args, values.log ?? join(here, "wire.log"));
+} else if (!readerWords) {
+  misuse();
+} else {
+  const log = await readFile(logPath, "utf8").catch((error) => {
+    process.stderr.write(`wrap: cannot read ${logPath}: ${String(error)}
 `);
     process.exit(1);
   });
-  if (reading.reader === "redact") process.stdout.write(redactLog(log));
-  if (reading.reader === "diagram") {
-    const markdown = diagram(parseLog(reading.redact ? redactLog(log) : log));
-    if (reading.out === void 0) process.stdout.write(markdown);
-    else await writeFile(reading.out, markdown);
+  if (reader === "redact") process.stdout.write(redactLog(log));
+  if (reader === "diagram") {
+    const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
+    if (values.out === void 0) process.stdout.write(markdown);
+    else await writeFile(values.out, markdown);
   }
-  if (reading.reader === "replay" && reading.command !== void 0) {
-    const { command, commandArgs, ignore, timeoutMs } = reading;
-    process.exitCode = await replay(parseLog(log), command, commandArgs, ignore, timeoutMs);
+  if (reader === "replay") {
+    const ignore = (values.ignore ?? []).map((path) => path.split("."));
+    process.exitCode = await replay(parseLog(log), command, args, ignore, timeoutMs);
   }
-} else if (reader === void 0 && invocation.action === "run") {
-  proxy(invocation.command, invocation.args, invocation.logPath);
-} else {
-  const help = reader === void 0 && invocation.action === "help";
-  (help ? process.stdout : process.stderr).write(USAGE + READER_USAGE);
-  process.exit(help ? 0 : MISUSE);
 }
