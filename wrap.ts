@@ -224,7 +224,6 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   // What the tap has not read yet, oldest first, and how many bytes of chunks that is.
   const unread: Crossing[] = [];
   let behind = 0;
-  let lastChunkAt = 0;
   // The start of a line that has not ended yet, for each stream.
   const pieces = { "→": [], "←": [], "!": [] } satisfies Record<string, Buffer[]>;
   let warned = false;
@@ -233,10 +232,7 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   function tap(crossing: Crossing): void {
     if (unread.length === 0) setTimeout(whenQuiet, QUIET_MS);
     unread.push(crossing);
-    if (crossing.kind === "chunk") {
-      behind += crossing.chunk.length;
-      lastChunkAt = crossing.now;
-    }
+    if (crossing.kind === "chunk") behind += crossing.chunk.length;
   }
 
   /** Logs one of wrap's own events, after every line that crossed before it. */
@@ -247,9 +243,10 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
   function whenQuiet(): void {
     const now = performance.now();
-    const quiet = now - lastChunkAt >= QUIET_MS;
-    const oldest = unread[0]?.now ?? now;
-    const due = quiet || behind > MAX_BEHIND || now - oldest > MAX_DELAY_MS;
+    // The newest crossing tells when the pipes last moved; the oldest, how late the log is.
+    const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
+    const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
+    const due = quiet || late || behind > MAX_BEHIND;
     if (due) catchUp(SLICE);
     if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS);
   }
@@ -609,7 +606,7 @@ const OPTIONS = {
   ignore: { type: "string", multiple: true }, timeout: { type: "string" },
 } as const;
 
-/** The options each command takes, by its first word; recording has none. */
+/** The options each command takes, by its first word; recording has no word. */
 const TAKES = new Map<string | undefined, readonly string[]>([[undefined, ["log"]],
   ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []]]);
 

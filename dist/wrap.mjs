@@ -105,25 +105,21 @@ function proxy(command2, args2, logPath2) {
   const pending = /* @__PURE__ */ new Map();
   const unread = [];
   let behind = 0;
-  let lastChunkAt = 0;
   const pieces = { "→": [], "←": [], "!": [] };
   let warned = false;
   function tap(crossing) {
     if (unread.length === 0) setTimeout(whenQuiet, QUIET_MS);
     unread.push(crossing);
-    if (crossing.kind === "chunk") {
-      behind += crossing.chunk.length;
-      lastChunkAt = crossing.now;
-    }
+    if (crossing.kind === "chunk") behind += crossing.chunk.length;
   }
   function note(text) {
     tap({ kind: "note", text, now: performance.now() });
   }
   function whenQuiet() {
     const now = performance.now();
-    const quiet = now - lastChunkAt >= QUIET_MS;
-    const oldest = unread[0]?.now ?? now;
-    const due = quiet || behind > MAX_BEHIND || now - oldest > MAX_DELAY_MS;
+    const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
+    const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
+    const due = quiet || late || behind > MAX_BEHIND;
     if (due) catchUp(SLICE);
     if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS);
   }
