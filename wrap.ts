@@ -553,6 +553,10 @@ function differences(expected: unknown, actual: unknown, path: string[], ignore:
 async function replay(events: readonly LogEvent[], command: string, args: string[],
   ignore: string[][], timeoutMs: number): Promise<number> {
   const server = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+  server.on("error", (error) => {
+    process.stderr.write(`wrap: cannot start ${command}: ${error.message}\n`);
+    process.exit(CANNOT_START);
+  });
   // A server that has exited cannot read: what it left unanswered shows as missing.
   server.stdin.on("error", () => {});
   const exited = new AbortController();
@@ -622,10 +626,19 @@ Reading a log back (README, "Read a log back"):
 /** Exit code for a command line wrap cannot read, as shells use it. */
 const MISUSE = 2;
 
+/** The longest --timeout: what both setTimeout and AbortSignal.timeout take (2^31 - 1 ms). */
+const LONGEST_TIMEOUT_MS = 2_147_483_647;
+
 /** A command line wrap cannot read: the usage, on stderr, since it is a mistake. */
 function misuse(): never {
   process.stderr.write(USAGE);
   process.exit(MISUSE);
+}
+
+/** A file a reader cannot read or write: one plain line, no stack, and exit code 1. */
+function cannot(what: string, error: unknown): never {
+  process.stderr.write(`wrap: cannot ${what}: ${String(error)}\n`);
+  process.exit(1);
 }
 
 const argv = process.argv.slice(2);
@@ -636,34 +649,38 @@ if (argv.length === 1 && argv[0] === "--help") {
 }
 // Before `--`, wrap's own words; after it, the command wrap runs, whose words are its own.
 const split = argv.indexOf("--");
-const own = split === -1 ? argv : argv.slice(0, split);
+const ownWords = split === -1 ? argv : argv.slice(0, split);
 const defaultServer = [process.execPath, join(here, "server.mjs")];
 const [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
 // parseArgs throws on an unknown option, or an option without its value.
-const parsed = attempt(() => parseArgs({ args: own, options: OPTIONS, allowPositionals: true }));
+const config = { args: ownWords, options: OPTIONS, allowPositionals: true } as const;
+const parsed = attempt(() => parseArgs(config));
 if (parsed === undefined) misuse();
 const { values, positionals: [reader, logPath, ...extra] } = parsed;
-const takes = TAKES.get(reader);
-const foreign = Object.keys(values).some((option) => takes?.includes(option) !== true);
+const allowed = TAKES.get(reader) ?? [];
 const timeoutMs = Number(values.timeout ?? 5_000);
-// A reader reads one log; of the readers, replay alone runs a command, named after `--`.
-const readerWords = logPath !== undefined && (split !== -1) === (reader === "replay");
-const wellFormed = takes !== undefined && !foreign && extra.length === 0 && timeoutMs > 0;
-if (!wellFormed || command === undefined || values.log === "") misuse();
+const misused = !TAKES.has(reader) || extra.length > 0 ||
+  Object.keys(values).some((option) => !allowed.includes(option)) ||
+  // An empty word names no file and no command.
+  [values.log, values.out, command].includes("") ||
+  !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS ||
+  // Of the readers, replay alone runs a command, named after `--`.
+  (reader !== undefined && (split !== -1) !== (reader === "replay"));
+if (misused || command === undefined) misuse();
 if (reader === undefined) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (!readerWords) {
-  misuse();
+} else if (logPath === undefined) {
+  misuse(); // Every reader reads one log.
 } else {
-  const log = await readFile(logPath, "utf8").catch((error: unknown) => {
-    process.stderr.write(`wrap: cannot read ${logPath}: ${String(error)}\n`);
-    process.exit(1);
-  });
+  // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
+  process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
+  const log = await readFile(logPath, "utf8").catch((error) => cannot(`read ${logPath}`, error));
   if (reader === "redact") process.stdout.write(redactLog(log));
   if (reader === "diagram") {
     const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
-    if (values.out === undefined) process.stdout.write(markdown);
-    else await writeFile(values.out, markdown);
+    const out = values.out;
+    if (out === undefined) process.stdout.write(markdown);
+    else await writeFile(out, markdown).catch((error) => cannot(`write ${out}`, error));
   }
   if (reader === "replay") {
     const ignore = (values.ignore ?? []).map((path) => path.split("."));

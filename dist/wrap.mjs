@@ -346,6 +346,11 @@ function differences(expected, actual, path, ignore) {
 }
 async function replay(events, command2, args2, ignore, timeoutMs2) {
   const server = spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] });
+  server.on("error", (error) => {
+    process.stderr.write(`wrap: cannot start ${command2}: ${error.message}
+`);
+    process.exit(CANNOT_START);
+  });
   server.stdin.on("error", () => {
   });
   const exited = new AbortController();
@@ -411,9 +416,15 @@ Reading a log back (README, "Read a log back"):
   wrap redact WIRE_LOG
 `;
 var MISUSE = 2;
+var LONGEST_TIMEOUT_MS = 2147483647;
 function misuse() {
   process.stderr.write(USAGE);
   process.exit(MISUSE);
+}
+function cannot(what, error) {
+  process.stderr.write(`wrap: cannot ${what}: ${String(error)}
+`);
+  process.exit(1);
 }
 var argv = process.argv.slice(2);
 var here = dirname(fileURLToPath(import.meta.url));
@@ -422,33 +433,32 @@ if (argv.length === 1 && argv[0] === "--help") {
   process.exit(0);
 }
 var split = argv.indexOf("--");
-var own = split === -1 ? argv : argv.slice(0, split);
+var ownWords = split === -1 ? argv : argv.slice(0, split);
 var defaultServer = [process.execPath, join(here, "server.mjs")];
 var [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
-var parsed = attempt(() => parseArgs({ args: own, options: OPTIONS, allowPositionals: true }));
+var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
+var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) misuse();
 var { values, positionals: [reader, logPath, ...extra] } = parsed;
-var takes = TAKES.get(reader);
-var foreign = Object.keys(values).some((option) => takes?.includes(option) !== true);
+var allowed = TAKES.get(reader) ?? [];
 var timeoutMs = Number(values.timeout ?? 5e3);
-var readerWords = logPath !== void 0 && split !== -1 === (reader === "replay");
-var wellFormed = takes !== void 0 && !foreign && extra.length === 0 && timeoutMs > 0;
-if (!wellFormed || command === void 0 || values.log === "") misuse();
+var misused = !TAKES.has(reader) || extra.length > 0 || Object.keys(values).some((option) => !allowed.includes(option)) || // An empty word names no file and no command.
+[values.log, values.out, command].includes("") || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS || // Of the readers, replay alone runs a command, named after `--`.
+reader !== void 0 && split !== -1 !== (reader === "replay");
+if (misused || command === void 0) misuse();
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (!readerWords) {
+} else if (logPath === void 0) {
   misuse();
 } else {
-  const log = await readFile(logPath, "utf8").catch((error) => {
-    process.stderr.write(`wrap: cannot read ${logPath}: ${String(error)}
-`);
-    process.exit(1);
-  });
+  process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
+  const log = await readFile(logPath, "utf8").catch((error) => cannot(`read ${logPath}`, error));
   if (reader === "redact") process.stdout.write(redactLog(log));
   if (reader === "diagram") {
     const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
-    if (values.out === void 0) process.stdout.write(markdown);
-    else await writeFile(values.out, markdown);
+    const out = values.out;
+    if (out === void 0) process.stdout.write(markdown);
+    else await writeFile(out, markdown).catch((error) => cannot(`write ${out}`, error));
   }
   if (reader === "replay") {
     const ignore = (values.ignore ?? []).map((path) => path.split("."));

@@ -205,3 +205,33 @@ test("a reader's command line that cannot be read prints the usage and exits 2",
     assert.match(stderr, /wrap replay \[--ignore PATH\]/);
   }
 });
+
+test("a reader that cannot read, write or start gives one plain line, never a stack", LIMIT, async () => {
+  const path = logFile("plain", `2026-12-02T15:24:06.863Z → {"jsonrpc":"2.0","id":1,"method":"ping"}\n`);
+  const cases: [string[], number, RegExp][] = [
+    [["diagram", join(scratch, "nope.log")], 1, /^wrap: cannot read .*nope\.log: .*ENOENT.*\n$/],
+    [["diagram", "--out", join(scratch, "no", "such", "o.md"), path], 1, /^wrap: cannot write .*o\.md: .*ENOENT.*\n$/],
+    [["replay", path, "--", join(scratch, "no-such-server")], 127, /^wrap: cannot start .*no-such-server: .*ENOENT\n$/],
+    [["replay", path, "--", ""], 2, /^Usage: wrap/],
+    [["diagram", "--out=", path], 2, /^Usage: wrap/],
+    [["replay", "--timeout", "1.5", path, "--", "node"], 2, /^Usage: wrap/],
+    [["replay", "--timeout", "Infinity", path, "--", "node"], 2, /^Usage: wrap/],
+  ];
+  for (const [args, expected, message] of cases) {
+    const { code, stderr } = await wrap(...args);
+    assert.equal(code, expected, args.join(" "));
+    assert.match(stderr, message, args.join(" "));
+  }
+});
+
+test("a reader whose stdout closes early (| head -1) stops quietly, as SIGPIPE would end it", LIMIT, async () => {
+  const lines = Array.from({ length: 20_000 }, (_, index) => {
+    return `2026-12-02T15:24:06.863Z → {"jsonrpc":"2.0","id":${index},"method":"ping"}`;
+  });
+  const path = logFile("long", `${lines.join("\n")}\n`);
+  const script = `"$0" "$1" redact "$2" | head -1; echo "\${PIPESTATUS[0]}"`;
+  const { stdout, stderr, code } = await run("bash", ["-c", script, process.execPath, wrapPath, path], "");
+  assert.equal(stdout, `${lines[0]}\n141\n`, "128 + SIGPIPE's 13");
+  assert.equal(stderr, "");
+  assert.equal(code, 0);
+});

@@ -379,7 +379,7 @@ test("--help prints the usage on stdout and exits 0", LIMIT, async () => {
 });
 
 test("a command line wrap cannot read prints the usage on stderr and exits 2", LIMIT, async () => {
-  for (const args of [["--bogus"], ["--log"], ["--log", "x.log", "node"], ["--"], ["--log", "x.log", "--"]]) {
+  for (const args of [["--bogus"], ["--log"], ["--log", "x.log", "node"], ["--"], ["--log", "x.log", "--"], ["--", ""], ["--log="]]) {
     const { code, stdout, stderr } = await runBytes([wrapPath, ...args], Buffer.alloc(0));
     assert.equal(code, 2, args.join(" "));
     assert.equal(stdout.length, 0);
