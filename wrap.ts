@@ -659,14 +659,15 @@ if (parsed === undefined) misuse();
 const { values, positionals: [reader, logPath, ...extra] } = parsed;
 const allowed = TAKES.get(reader) ?? [];
 const timeoutMs = Number(values.timeout ?? 5_000);
-const misused = !TAKES.has(reader) || extra.length > 0 ||
-  Object.keys(values).some((option) => !allowed.includes(option)) ||
-  // An empty word names no file and no command.
-  [values.log, values.out, command].includes("") ||
-  !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS ||
-  // Of the readers, replay alone runs a command, named after `--`.
-  (reader !== undefined && (split !== -1) !== (reader === "replay"));
-if (misused || command === undefined) misuse();
+const unknownWord = !TAKES.has(reader) || extra.length > 0;
+const foreignOption = Object.keys(values).some((option) => !allowed.includes(option));
+// An empty word names no file and no command.
+const emptyWord = [values.log, values.out, command].includes("");
+const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
+// Of the readers, replay alone runs a command, named after `--`.
+const strayCommand = reader !== undefined && (split !== -1) !== (reader === "replay");
+if (unknownWord || foreignOption || emptyWord || badTimeout || strayCommand) misuse();
+if (command === undefined) misuse(); // `--` with nothing after it.
 if (reader === undefined) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
 } else if (logPath === undefined) {
@@ -674,13 +675,15 @@ if (reader === undefined) {
 } else {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  const log = await readFile(logPath, "utf8").catch((error) => cannot(`read ${logPath}`, error));
+  const log = await readFile(logPath, "utf8").catch((error: unknown) => {
+    cannot(`read ${logPath}`, error);
+  });
   if (reader === "redact") process.stdout.write(redactLog(log));
   if (reader === "diagram") {
     const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
     const out = values.out;
     if (out === undefined) process.stdout.write(markdown);
-    else await writeFile(out, markdown).catch((error) => cannot(`write ${out}`, error));
+    else await writeFile(out, markdown).catch((error: unknown) => cannot(`write ${out}`, error));
   }
   if (reader === "replay") {
     const ignore = (values.ignore ?? []).map((path) => path.split("."));

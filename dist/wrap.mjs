@@ -442,17 +442,22 @@ if (parsed === void 0) misuse();
 var { values, positionals: [reader, logPath, ...extra] } = parsed;
 var allowed = TAKES.get(reader) ?? [];
 var timeoutMs = Number(values.timeout ?? 5e3);
-var misused = !TAKES.has(reader) || extra.length > 0 || Object.keys(values).some((option) => !allowed.includes(option)) || // An empty word names no file and no command.
-[values.log, values.out, command].includes("") || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS || // Of the readers, replay alone runs a command, named after `--`.
-reader !== void 0 && split !== -1 !== (reader === "replay");
-if (misused || command === void 0) misuse();
+var unknownWord = !TAKES.has(reader) || extra.length > 0;
+var foreignOption = Object.keys(values).some((option) => !allowed.includes(option));
+var emptyWord = [values.log, values.out, command].includes("");
+var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
+var strayCommand = reader !== void 0 && split !== -1 !== (reader === "replay");
+if (unknownWord || foreignOption || emptyWord || badTimeout || strayCommand) misuse();
+if (command === void 0) misuse();
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
 } else if (logPath === void 0) {
   misuse();
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  const log = await readFile(logPath, "utf8").catch((error) => cannot(`read ${logPath}`, error));
+  const log = await readFile(logPath, "utf8").catch((error) => {
+    cannot(`read ${logPath}`, error);
+  });
   if (reader === "redact") process.stdout.write(redactLog(log));
   if (reader === "diagram") {
     const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
