@@ -31,6 +31,10 @@
  * would send next, to wrap, where it could not be passed on. wrap ends the server itself only
  * when the client is gone: wrap's stdout closed, or wrap's parent process gone. wrap exits
  * with the server's exit code, or 128 + the signal's number when a signal ended it.
+ *
+ * After the recorder come the readers of its logs (diagram, replay, redact; README, "Read a
+ * log back"), each a section of its own with its constants before its functions, and last the
+ * command line, which picks the recorder or a reader.
  */
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
@@ -212,6 +216,20 @@ function pollutionWarning(line: Buffer): string {
 
 // ---- The recorder's I/O: start the server, pipe the bytes, tap the lines, pass on the end ----
 
+/**
+ * Starts a command. spawn reports most failures by an "error" event, which the caller handles,
+ * but throws a few (ENOTDIR, ELOOP): those end wrap here, in one plain line, as shells do.
+ */
+function spawned<T>(command: string, start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`wrap: cannot start ${command}: ${why}\n`);
+    process.exit(CANNOT_START);
+  }
+}
+
 /** Runs the recorder: starts the server, relays its stdio and records every line to the log. */
 function proxy(command: string, args: readonly string[], logPath: string): void {
   // A new log is private (0600): it holds every message, and messages can hold secrets.
@@ -243,7 +261,8 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
   function whenQuiet(): void {
     const now = performance.now();
-    // The newest crossing tells when the pipes last moved; the oldest, how late the log is.
+    // The newest crossing (a note too) tells when anything last crossed; the oldest, how late
+    // the log is.
     const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
     const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
     const due = quiet || late || behind > MAX_BEHIND;
@@ -330,7 +349,7 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
     process.exit(code);
   }
 
-  const child = spawn(command, args, { stdio: "pipe" });
+  const child = spawned(command, () => spawn(command, args, { stdio: "pipe" }));
   if (child.pid !== undefined) note(`start pid ${child.pid}: ${[command, ...args].join(" ")}`);
   child.on("error", (error) => {
     // Only a failed start leaves no pid. It is the user's to fix, so one plain line and no stack.
@@ -432,7 +451,8 @@ function hideSecret(key: string, value: unknown): unknown {
 function redactText(text: string): string {
   const value = attempt((): unknown => JSON.parse(text));
   if (value === undefined) {
-    return text.replace(SECRET_PAIR, `$1$2${REDACTED}`).replace(SECRET_TEXT, REDACTED);
+    // Shapes first: in `Authorization: Bearer xyz`, the pair would take `Bearer` alone.
+    return text.replace(SECRET_TEXT, REDACTED).replace(SECRET_PAIR, `$1$2${REDACTED}`);
   }
   const redacted = JSON.stringify(value, hideSecret);
   return redacted === JSON.stringify(value) ? text : redacted;
@@ -479,7 +499,7 @@ function sideName(messages: readonly Message[], field: "params" | "result", info
 
 /** What a message's arrow says: what it is, never its whole payload. */
 function describe(message: Message, text: string): string {
-  if (message.kind === "other") return `not JSON-RPC ${text}`;
+  if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
   if (message.kind !== "response") {
     const tool = message.method === "tools/call" ? dig(message.params, "name") : undefined;
     return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
@@ -495,9 +515,11 @@ function statements(event: LogEvent): string[] {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
   const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
-  const time = event.elapsed === undefined ? [] : [`${event.elapsed} ms`];
   const arrows = event.messages.map((message) => {
-    const text = [...time, describe(message, event.text)].join(" ");
+    const said = describe(message, event.text);
+    // Only a response has a round-trip time (a batch's line shows its first response's).
+    const timed = message.kind === "response" && event.elapsed !== undefined;
+    const text = timed ? `${event.elapsed} ms ${said}` : said;
     return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
@@ -552,8 +574,11 @@ function differences(expected: unknown, actual: unknown, path: string[], ignore:
 /** Replays a log to a command, prints what differs and one summary line; 0 when all match. */
 async function replay(events: readonly LogEvent[], command: string, args: string[],
   ignore: string[][], timeoutMs: number): Promise<number> {
-  const server = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+  const server = spawned(command, () => {
+    return spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+  });
   server.on("error", (error) => {
+    if (server.pid !== undefined) return; // Only a failed start leaves no pid.
     process.stderr.write(`wrap: cannot start ${command}: ${error.message}\n`);
     process.exit(CANNOT_START);
   });
@@ -561,6 +586,8 @@ async function replay(events: readonly LogEvent[], command: string, args: string
   server.stdin.on("error", () => {});
   const exited = new AbortController();
   server.on("close", () => exited.abort());
+  // A process the server started may hold its stdout open; wait for it no longer than the grace.
+  server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
   // The server's responses, in the order they came, until each is compared with the log's.
   const replayed: Extract<Message, { kind: "response" }>[] = [];
   const lines = createInterface({ input: server.stdout });
@@ -579,7 +606,7 @@ async function replay(events: readonly LogEvent[], command: string, args: string
       // The client sent its next line only after this response came back; so does replay.
       const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs)]);
       while (!replayed.some(answers) && !signal.aborted) {
-        await once(lines, "line", { signal }).catch(() => []);
+        await once(lines, "line", { signal }).catch(() => undefined);
       }
       const index = replayed.findIndex(answers);
       const actual = index === -1 ? undefined : replayed.splice(index, 1)[0];
@@ -592,7 +619,8 @@ async function replay(events: readonly LogEvent[], command: string, args: string
     if (event.mark === "→") server.stdin.write(`${event.text}\n`);
   }
   server.stdin.end();
-  // A server that outlives the end of its input is stopped after the same time limit.
+  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
+  // so that a server that exits in time leaves no timer holding wrap.
   setTimeout(() => server.kill("SIGKILL"), timeoutMs).unref();
   if (!exited.signal.aborted) await once(exited.signal, "abort");
   for (const left of replayed) process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected\n`);
@@ -662,12 +690,13 @@ const timeoutMs = Number(values.timeout ?? 5_000);
 const unknownWord = !TAKES.has(reader) || extra.length > 0;
 const foreignOption = Object.keys(values).some((option) => !allowed.includes(option));
 // An empty word names no file and no command.
-const emptyWord = [values.log, values.out, command].includes("");
+const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-// Of the readers, replay alone runs a command, named after `--`.
-const strayCommand = reader !== undefined && (split !== -1) !== (reader === "replay");
-if (unknownWord || foreignOption || emptyWord || badTimeout || strayCommand) misuse();
-if (command === undefined) misuse(); // `--` with nothing after it.
+// replay runs the command named after `--`; the other readers run none.
+const commandMisplaced = reader === "replay" ? split === -1 : reader !== undefined && split !== -1;
+const wrong = unknownWord || foreignOption || emptyWord || badTimeout || commandMisplaced;
+// No command: `--` with nothing after it.
+if (wrong || command === undefined) misuse();
 if (reader === undefined) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
 } else if (logPath === undefined) {

@@ -95,6 +95,16 @@ function pollutionWarning(line) {
 wrap: MCP clients skip such a line or close the connection; a server logs to stderr
 `;
 }
+function spawned(command2, start) {
+  try {
+    return start();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`wrap: cannot start ${command2}: ${why}
+`);
+    process.exit(CANNOT_START);
+  }
+}
 function proxy(command2, args2, logPath2) {
   const log = createWriteStream(logPath2, { flags: "a", mode: 384 });
   log.on("error", (error) => {
@@ -183,7 +193,7 @@ function proxy(command2, args2, logPath2) {
     await Promise.allSettled([finished(log.end()), flushed]);
     process.exit(code);
   }
-  const child = spawn(command2, args2, { stdio: "pipe" });
+  const child = spawned(command2, () => spawn(command2, args2, { stdio: "pipe" }));
   if (child.pid !== void 0) note(`start pid ${child.pid}: ${[command2, ...args2].join(" ")}`);
   child.on("error", (error) => {
     if (child.pid !== void 0) return;
@@ -246,7 +256,7 @@ function hideSecret(key, value) {
 function redactText(text) {
   const value = attempt(() => JSON.parse(text));
   if (value === void 0) {
-    return text.replace(SECRET_PAIR, `$1$2${REDACTED}`).replace(SECRET_TEXT, REDACTED);
+    return text.replace(SECRET_TEXT, REDACTED).replace(SECRET_PAIR, `$1$2${REDACTED}`);
   }
   const redacted = JSON.stringify(value, hideSecret);
   return redacted === JSON.stringify(value) ? text : redacted;
@@ -284,7 +294,7 @@ function sideName(messages, field, info) {
   return names.find((name) => typeof name === "string");
 }
 function describe(message, text) {
-  if (message.kind === "other") return `not JSON-RPC ${text}`;
+  if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
   if (message.kind !== "response") {
     const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
     return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
@@ -298,9 +308,10 @@ function statements(event) {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
   const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
-  const time = event.elapsed === void 0 ? [] : [`${event.elapsed} ms`];
   const arrows = event.messages.map((message) => {
-    const text = [...time, describe(message, event.text)].join(" ");
+    const said = describe(message, event.text);
+    const timed = message.kind === "response" && event.elapsed !== void 0;
+    const text = timed ? `${event.elapsed} ms ${said}` : said;
     return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
@@ -345,8 +356,11 @@ function differences(expected, actual, path, ignore) {
   return [`${path.join(".")}: expected ${show(expected)}, got ${show(actual)}`];
 }
 async function replay(events, command2, args2, ignore, timeoutMs2) {
-  const server = spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] });
+  const server = spawned(command2, () => {
+    return spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] });
+  });
   server.on("error", (error) => {
+    if (server.pid !== void 0) return;
     process.stderr.write(`wrap: cannot start ${command2}: ${error.message}
 `);
     process.exit(CANNOT_START);
@@ -355,6 +369,7 @@ async function replay(events, command2, args2, ignore, timeoutMs2) {
   });
   const exited = new AbortController();
   server.on("close", () => exited.abort());
+  server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
   const replayed = [];
   const lines = createInterface({ input: server.stdout });
   lines.on("line", (line) => {
@@ -370,7 +385,7 @@ async function replay(events, command2, args2, ignore, timeoutMs2) {
       const answers = (each) => JSON.stringify(each.id) === id;
       const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs2)]);
       while (!replayed.some(answers) && !signal.aborted) {
-        await once(lines, "line", { signal }).catch(() => []);
+        await once(lines, "line", { signal }).catch(() => void 0);
       }
       const index = replayed.findIndex(answers);
       const actual = index === -1 ? void 0 : replayed.splice(index, 1)[0];
@@ -444,11 +459,11 @@ var allowed = TAKES.get(reader) ?? [];
 var timeoutMs = Number(values.timeout ?? 5e3);
 var unknownWord = !TAKES.has(reader) || extra.length > 0;
 var foreignOption = Object.keys(values).some((option) => !allowed.includes(option));
-var emptyWord = [values.log, values.out, command].includes("");
+var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-var strayCommand = reader !== void 0 && split !== -1 !== (reader === "replay");
-if (unknownWord || foreignOption || emptyWord || badTimeout || strayCommand) misuse();
-if (command === void 0) misuse();
+var commandMisplaced = reader === "replay" ? split === -1 : reader !== void 0 && split !== -1;
+var wrong = unknownWord || foreignOption || emptyWord || badTimeout || commandMisplaced;
+if (wrong || command === void 0) misuse();
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
 } else if (logPath === void 0) {

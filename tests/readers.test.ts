@@ -213,6 +213,10 @@ test("a reader that cannot read, write or start gives one plain line, never a st
     [["diagram", "--out", join(scratch, "no", "such", "o.md"), path], 1, /^wrap: cannot write .*o\.md: .*ENOENT.*\n$/],
     [["replay", path, "--", join(scratch, "no-such-server")], 127, /^wrap: cannot start .*no-such-server: .*ENOENT\n$/],
     [["replay", path, "--", ""], 2, /^Usage: wrap/],
+    // spawn throws these rather than emit them.
+    [["replay", path, "--", "/etc/passwd/x"], 127, /^wrap: cannot start \/etc\/passwd\/x: spawn ENOTDIR\n$/],
+    [["--log", join(scratch, "r.log"), "--", "/etc/passwd/x"], 127, /^wrap: cannot start \/etc\/passwd\/x: spawn ENOTDIR\n$/],
+    [["diagram", ""], 2, /^Usage: wrap/],
     [["diagram", "--out=", path], 2, /^Usage: wrap/],
     [["replay", "--timeout", "1.5", path, "--", "node"], 2, /^Usage: wrap/],
     [["replay", "--timeout", "Infinity", path, "--", "node"], 2, /^Usage: wrap/],
@@ -234,4 +238,38 @@ test("a reader whose stdout closes early (| head -1) stops quietly, as SIGPIPE w
   assert.equal(stdout, `${lines[0]}\n141\n`, "128 + SIGPIPE's 13");
   assert.equal(stderr, "");
   assert.equal(code, 0);
+});
+
+test("replay stops waiting for a server whose own child holds its stdout open", { timeout: 30_000 }, async () => {
+  const path = logFile("held", [
+    `2026-12-02T15:24:06.863Z → {"jsonrpc":"2.0","id":1,"method":"ping"}`,
+    `2026-12-02T15:24:06.864Z ← (1.0 ms) {"jsonrpc":"2.0","id":1,"result":{}}`,
+    "",
+  ].join("\n"));
+  // The shell outlives its input, and the sleep it starts next would hold stdout for a minute.
+  // (Its stderr goes nowhere: it is wrap's, and this test waits for it to close.)
+  const held = `"${process.execPath}" "${serverPath}"; sleep 60 2>/dev/null`;
+  const { code, stdout } = await wrap("replay", "--timeout", "1000", path, "--", "sh", "-c", held);
+  assert.equal(stdout, "replay: 1 responses, 1 match, 0 differ, 0 missing, 0 unexpected\n");
+  assert.equal(code, 0);
+});
+
+test("a batch's round-trip time goes on its responses, not on a request in the same line", LIMIT, async () => {
+  const batch = '[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":"r","method":"roots/list"}]';
+  const path = logFile("batch", [
+    `2026-12-02T15:24:06.863Z → {"jsonrpc":"2.0","id":1,"method":"ping"}`,
+    `2026-12-02T15:24:06.864Z ← (1.5 ms) ${batch}`,
+    "",
+  ].join("\n"));
+  const { code, stdout } = await wrap("diagram", path);
+  assert.equal(code, 0);
+  assert.match(stdout, /^S-->>C: 1\.5 ms result$/m);
+  assert.match(stdout, /^S->>C: roots\/list$/m);
+});
+
+test("redact takes a bearer token whole in a header line that is not JSON", LIMIT, async () => {
+  const path = logFile("header", "2026-12-02T15:24:06.863Z ! Authorization: Bearer xyz.789 token=abc\n");
+  const { code, stdout } = await wrap("redact", path);
+  assert.equal(code, 0);
+  assert.equal(stdout, "2026-12-02T15:24:06.863Z ! Authorization: [redacted] token=[redacted]\n");
 });
