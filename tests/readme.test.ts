@@ -34,10 +34,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lines, root, runServer, start, wrapPath } from "./helpers.ts";
+import { lines, root, run, runServer, start, wrapPath } from "./helpers.ts";
 
 /** One line a reader sends, and every line the server prints in reply to it. */
 interface Exchange {
@@ -278,5 +278,20 @@ test("both READMEs give the test command that .ci/run runs", () => {
   for (const file of READMES) {
     const blocks = fences(readme(file)).flatMap((fence) => fence.body);
     assert.ok(blocks.includes(command), `${file} does not show \`${command}\` in a code block`);
+  }
+});
+
+test("each README's Claude Code diagram is what wrap diagram draws from the log shown above it", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "readme-diagram-"));
+  for (const file of READMES) {
+    const session = excerptsOf(file).find(({ log }) => log.some((text) => text.includes('"claude-code"')));
+    assert.ok(session !== undefined, `${file} shows no Claude Code log`);
+    const drawn = fences(readme(file)).find((fence) => fence.info === "mermaid");
+    assert.ok(drawn !== undefined, `${file} shows no diagram`);
+    const path = join(folder, "claude-code.log");
+    writeFileSync(path, `${session.log.join("\n")}\n`);
+    const { code, stdout } = await run(process.execPath, [wrapPath, "diagram", path], "");
+    assert.equal(code, 0);
+    assert.equal(stdout, ["```mermaid", ...drawn.body, "```", ""].join("\n"), `${file}:${drawn.line}`);
   }
 });

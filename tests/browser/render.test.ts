@@ -8,11 +8,11 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { run, wrapPath } from "../helpers.ts";
+import { root, run, wrapPath } from "../helpers.ts";
 import { sessions } from "../fixtures/wire-logs.ts";
 
 const LIMIT = { timeout: 120_000 };
@@ -50,6 +50,14 @@ async function diagramBlocks(log: string): Promise<string[]> {
   return [...stdout.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? "");
 }
 
+/** The Mermaid blocks the READMEs show, which GitHub draws in place. */
+function readmeBlocks(): string[] {
+  return ["README.md", "README.ja.md"].flatMap((file) => {
+    const markdown = readFileSync(join(root, file), "utf8");
+    return [...markdown.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? "");
+  });
+}
+
 /** A page with one Mermaid version loaded. */
 async function pageWith(script: string): Promise<Page> {
   if (context === undefined) throw new Error("no browser");
@@ -82,11 +90,11 @@ function render(page: Page, version: string, text: string, index: number): Promi
 }
 
 for (const [version, script] of Object.entries(RENDERERS)) {
-  test(`every block of every fixture session renders in Mermaid ${version}`, LIMIT, async () => {
+  test(`every block of every fixture session, and of the READMEs, renders in Mermaid ${version}`, LIMIT, async () => {
     const page = await pageWith(script);
     let index = 0;
-    for (const [name, log] of Object.entries(sessions)) {
-      const blocks = await diagramBlocks(log);
+    const sources = Object.entries(sessions).map(async ([name, log]) => [name, await diagramBlocks(log)] as const);
+    for (const [name, blocks] of [...await Promise.all(sources), ["the READMEs", readmeBlocks()] as const]) {
       assert.ok(blocks.length > 0, name);
       for (const block of blocks) {
         index += 1;
