@@ -106,3 +106,8 @@ export function sharedServer() {
   };
   return { ask: askShared, call: async (line: string): Promise<Reply> => JSON.parse(await askShared(line)) };
 }
+
+/** The Mermaid blocks of a Markdown text, without their fences. */
+export function mermaidBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? "");
+}

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { root, run, serverPath, wrapPath } from "./helpers.ts";
+import { mermaidBlocks, root, run, serverPath, wrapPath } from "./helpers.ts";
 import { sessions } from "./fixtures/wire-logs.ts";
 
 const LIMIT = { timeout: 60_000 };
@@ -27,11 +27,6 @@ function logFile(name: string, text: string): string {
 /** Runs a reader of dist/wrap.mjs. */
 function wrap(...args: string[]) {
   return run(process.execPath, [wrapPath, ...args], "");
-}
-
-/** The Mermaid blocks of a Markdown text, without their fences. */
-function blocks(markdown: string): string[] {
-  return [...markdown.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? "");
 }
 
 /** A session recorded by wrap from our own server, with an error, a tool error and a parse error. */
@@ -53,7 +48,7 @@ async function recordSession(): Promise<string> {
 test("a legacy session's diagram names both sides and labels each arrow", LIMIT, async () => {
   const { code, stdout } = await wrap("diagram", logFile("legacy", sessions.legacy));
   assert.equal(code, 0);
-  const [block = ""] = blocks(stdout);
+  const [block = ""] = mermaidBlocks(stdout);
   assert.ok(block.startsWith("sequenceDiagram\nparticipant C as inspector-cli\nparticipant S as json-rpc-study\n"), block);
   assert.match(block, /^C->>S: initialize$/m);
   assert.match(block, /^S-->>C: 25\.7 ms result$/m);
@@ -88,7 +83,7 @@ test("errors, notifications, server requests and hygiene tags all show in the di
 
 test("no message text in a hostile log reaches the diagram as Mermaid syntax", LIMIT, async () => {
   const { stdout } = await wrap("diagram", logFile("hostile", sessions.hostile));
-  const [block = ""] = blocks(stdout);
+  const [block = ""] = mermaidBlocks(stdout);
   const statements = block.split("\n");
   // Every line is one statement we wrote: a header, a participant, an arrow or a note.
   for (const statement of statements) {

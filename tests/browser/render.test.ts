@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { root, run, wrapPath } from "../helpers.ts";
+import { mermaidBlocks, root, run, wrapPath } from "../helpers.ts";
 import { sessions } from "../fixtures/wire-logs.ts";
 
 const LIMIT = { timeout: 120_000 };
@@ -47,14 +47,13 @@ async function diagramBlocks(log: string): Promise<string[]> {
   writeFileSync(path, log);
   const { code, stdout } = await run(process.execPath, [wrapPath, "diagram", path], "");
   assert.equal(code, 0);
-  return [...stdout.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? "");
+  return mermaidBlocks(stdout);
 }
 
 /** The Mermaid blocks the READMEs show, which GitHub draws in place. */
 function readmeBlocks(): string[] {
   return ["README.md", "README.ja.md"].flatMap((file) => {
-    const markdown = readFileSync(join(root, file), "utf8");
-    return [...markdown.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? "");
+    return mermaidBlocks(readFileSync(join(root, file), "utf8"));
   });
 }
 
