@@ -7,28 +7,103 @@
  *
  * JSON-RPC has three kinds of message. A request has an id and a method, and always gets
  * exactly one response. A notification has a method and no id, and never gets one. A
- * response has an id and a result or an error; we send no requests, so any response we
- * receive is ignored. Errors come in two layers: protocol errors are JSON-RPC error objects
- * (bad JSON, unknown method, bad params), and a tool that fails returns an ordinary result
- * with `isError: true`, which the model can read.
+ * response has an id and a result or an error; we send no requests, so we ignore any we get.
+ * Errors come in two layers: protocol errors are JSON-RPC error objects (bad JSON, unknown
+ * method, bad params), and a tool that fails returns a result with `isError: true`.
  *
- * Two protocol eras share one dispatch table:
- * - legacy (2024-11-05 to 2025-11-25): the client opens with `initialize`, we answer with the
- *   version we will speak, and later requests carry no version;
- * - modern (2026-07-28): no handshake; every request names its version in `params._meta`,
- *   and every result says `resultType: "complete"` and who we are.
- *
- * The file reads top to bottom: types, constants, the tools, then how one message is
- * classified and answered, then how stdin is cut into lines, and the I/O at the very end.
- * To add a tool, add an entry to TOOLS: tools/list and tools/call both read it.
+ * First comes the part you edit, the tools: add an entry to TOOLS, and tools/list and
+ * tools/call both read it. The machinery follows, down to the I/O at the very end.
  */
 import process from "node:process";
 
-/** A request id: a string or an integer, never null (MCP basic §Requests). */
-type RequestId = string | number;
+// ---- The part you edit: the tools ----
 
 /** A JSON object, as MCP params and results are. */
 type JSONObject = { [key: string]: unknown };
+
+/** One piece of a tool's answer (2025-11-25 server/tools §Tool Result): text, an image or a
+ * sound in base64, a link to a resource, or the resource itself. */
+type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image" | "audio"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; mimeType?: string }
+  | { type: "resource"; resource: ResourceContents };
+
+/** What a tool returns to the model (§Tool Result). */
+type CallToolResult = {
+  content: ContentBlock[];
+  /** An object, as 2025-06-18 and 2025-11-25 require (2026-07-28 allows any JSON value). */
+  structuredContent?: JSONObject;
+  /** A failure the model reads and can act on, not a protocol error (§Error Handling). */
+  isError?: boolean;
+};
+
+/** What a handler is given beside its arguments, for this one call. */
+interface ToolContext {
+  /** Aborts when the client cancels the call: hand it on to what you await. */
+  readonly signal: AbortSignal;
+  /** Reports how far the call has come, if the client asked; each value must exceed the last. */
+  readonly progress: (progress: number, total?: number, message?: string) => void;
+}
+
+/** A tool: its definition as tools/list shows it, and the handler tools/call runs. */
+type Tool = {
+  name: string;
+  description: string;
+  /** The JSON Schema of its arguments; checkArguments reads `type` and `required`. */
+  inputSchema: {
+    type: "object";
+    properties: { [name: string]: { type: string; description?: string } };
+    required?: string[];
+  };
+  /** Returns the result, or a Promise of it; what it throws becomes a result with `isError`. */
+  handler: (args: JSONObject, context: ToolContext) => CallToolResult | Promise<CallToolResult>;
+};
+
+/** Whether a value is a number that is neither infinite nor NaN. */
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+/** A tool's answer as text; `isError` marks a tool execution error, a result the model reads
+ * rather than a protocol error (2025-11-25 server/tools §Error Handling). */
+function toolResult(text: string, isError: boolean): CallToolResult {
+  const content: ContentBlock[] = [{ type: "text", text }];
+  return isError ? { content, isError } : { content };
+}
+
+/** The tools we offer: tools/list shows each without its handler, tools/call runs it. */
+const TOOLS: Tool[] = [
+  {
+    name: "add",
+    description: "Add two numbers",
+    inputSchema: {
+      type: "object",
+      properties: {
+        a: { type: "number", description: "The first number" },
+        b: { type: "number", description: "The second number" },
+      },
+      required: ["a", "b"],
+    },
+    // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
+    // reads 1e400 as Infinity; nor can it say that the sum must fit.
+    handler: ({ a, b }) => {
+      if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
+      if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
+      const sum = a + b;
+      if (!isFiniteNumber(sum)) return toolResult(`Invalid arguments: ${a} + ${b} overflows`, true);
+      return toolResult(`${a} + ${b} = ${sum}`, false);
+    },
+  },
+];
+
+// ---- The machinery: nothing below needs to change for a new tool ----
+
+/** A resource's contents: its text, or its bytes in base64 (2025-11-25 server/resources). */
+type ResourceContents = { uri: string; mimeType?: string } & ({ text: string } | { blob: string });
+
+/** A request id: a string or an integer, never null (MCP basic §Requests). */
+type RequestId = string | number;
 
 /** The error object of a failed response (JSON-RPC 2.0 §5.1). */
 type ErrorObject = { code: number; message: string; data?: unknown };
@@ -42,8 +117,14 @@ type JSONRPCNotification = { jsonrpc: "2.0"; method: string; params: JSONObject 
 /** What serving a request comes to: a result, or a protocol error in its place. */
 type Outcome = { result: JSONObject } | { error: ErrorObject };
 
+/** An outcome now, or one to come: undefined when the request was cancelled meanwhile. */
+type Served = Outcome | Promise<Outcome | undefined>;
+
 /** A response: the request's id, null when it could not be read (JSON-RPC 2.0 §5). */
 type JSONRPCResponse = { jsonrpc: "2.0"; id: RequestId | null } & Outcome;
+
+/** What one line of input is answered with: a response, a batch's array of them, or none. */
+type Reply = JSONRPCResponse | JSONRPCResponse[] | undefined;
 
 /** A JSON value from the wire, classified once as the kind of message it is, or as invalid. */
 type Message =
@@ -54,22 +135,6 @@ type Message =
 
 /** Which protocol era a request belongs to. */
 type Era = "legacy" | "modern";
-
-/** What a tool returns to the model (2025-11-25 server/tools §Tool Result). */
-type CallToolResult = { content: { type: "text"; text: string }[]; isError?: boolean };
-
-/** A tool: its definition as tools/list shows it, and the handler tools/call runs. */
-type Tool = {
-  name: string;
-  description: string;
-  /** The JSON Schema of its arguments; checkArguments reads `type` and `required`. */
-  inputSchema: {
-    type: "object";
-    properties: { [name: string]: { type: string; description?: string } };
-    required?: string[];
-  };
-  handler: (args: JSONObject) => CallToolResult;
-};
 
 /** One line of input as the line splitter hands it over: its bytes, or its size alone when it
  * was too long to hold. */
@@ -108,6 +173,7 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /** The longest line we hold, in bytes: far beyond any real message, far below V8's longest
@@ -131,42 +197,11 @@ function isObject(value: unknown): value is JSONObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Whether a value is a number that is neither infinite nor NaN. */
-function isFiniteNumber(value: unknown): value is number {
-  return typeof value === "number" && Number.isFinite(value);
+/** Whether a value can be a request id, or a progress token: a string or an integer. */
+function isRequestId(value: unknown): value is RequestId {
+  // Past 2^53 an integer cannot be read back exactly, so it could not be echoed as it was sent.
+  return typeof value === "string" || Number.isSafeInteger(value);
 }
-
-/** A tool's answer as text; `isError` marks a tool execution error, a result the model reads
- * rather than a protocol error (2025-11-25 server/tools §Error Handling). */
-function toolResult(text: string, isError: boolean): CallToolResult {
-  const content: CallToolResult["content"] = [{ type: "text", text }];
-  return isError ? { content, isError } : { content };
-}
-
-/** The tools we offer: tools/list shows each without its handler, tools/call runs it. */
-const TOOLS: Tool[] = [
-  {
-    name: "add",
-    description: "Add two numbers",
-    inputSchema: {
-      type: "object",
-      properties: {
-        a: { type: "number", description: "The first number" },
-        b: { type: "number", description: "The second number" },
-      },
-      required: ["a", "b"],
-    },
-    // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
-    // reads 1e400 as Infinity; nor can it say that the sum must fit.
-    handler: ({ a, b }) => {
-      if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
-      if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
-      const sum = a + b;
-      if (!isFiniteNumber(sum)) return toolResult(`Invalid arguments: ${a} + ${b} overflows`, true);
-      return toolResult(`${a} + ${b} = ${sum}`, false);
-    },
-  },
-];
 
 /** The JSON Schema types a JSON value has: an integer is both "integer" and "number". */
 function jsonTypes(value: unknown): string[] {
@@ -222,6 +257,11 @@ function show(value: unknown): string {
   return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
 }
 
+/** What went wrong in our own code or a handler, for the log: the stack when there is one. */
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
 /** Logs who is calling: from initialize's params, or from a modern request's `_meta`. */
 function logClient(method: string, clientInfo: unknown, protocolVersion: unknown): void {
   const client = isObject(clientInfo) ? clientInfo : {};
@@ -249,9 +289,9 @@ function discover(params: JSONObject): Outcome {
   return { result: { ...offer, ...CACHE_HINTS, ...MODERN_FIELDS } };
 }
 
-/** tools/call: a call we cannot route is a protocol error; bad arguments are a tool error
- * (2025-11-25 server/tools §Error Handling). */
-function callTool(params: JSONObject): Outcome {
+/** tools/call: a call we cannot route is a protocol error; bad arguments, and whatever the
+ * handler throws, are tool errors the model reads (2025-11-25 server/tools §Error Handling). */
+function callTool(params: JSONObject, id: RequestId): Served {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") return invalidParams('"name" must be a string');
   if (!isObject(args)) return invalidParams('"arguments" must be an object');
@@ -259,7 +299,24 @@ function callTool(params: JSONObject): Outcome {
   if (tool === undefined) return failure(INVALID_PARAMS, `Unknown tool: ${name}`);
   const problem = checkArguments(tool.inputSchema, args);
   if (problem !== undefined) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
-  return { result: tool.handler(args) };
+  const meta = isObject(params._meta) ? params._meta : {};
+  const call = new ToolCall(id, isRequestId(meta.progressToken) ? meta.progressToken : undefined);
+  try {
+    const returned = tool.handler(args, call);
+    // A synchronous handler is done here, and its response goes out with the chunk's others.
+    if (returned instanceof Promise) return call.settle(returned, name);
+    call.end();
+    return { result: returned };
+  } catch (error) {
+    call.end();
+    return { result: toolError(name, error) };
+  }
+}
+
+/** A handler's failure as the tool error the model reads; its stack goes to our log. */
+function toolError(name: string, error: unknown): CallToolResult {
+  log(`tool ${show(name)} failed: ${describeError(error)}`);
+  return toolResult(error instanceof Error ? error.message : String(error), true);
 }
 
 /** tools/list: each tool's definition, without its handler. */
@@ -268,7 +325,7 @@ function listTools(): Outcome {
 }
 
 /** The JSON-RPC methods we serve, by name: the dispatch table. */
-const METHODS: { [method: string]: (params: JSONObject) => Outcome } = {
+const METHODS: { [method: string]: (params: JSONObject, id: RequestId) => Served } = {
   initialize,
   ping: () => ({ result: {} }),
   "server/discover": discover,
@@ -276,9 +333,17 @@ const METHODS: { [method: string]: (params: JSONObject) => Outcome } = {
   "tools/call": callTool,
 };
 
+/** The notifications we act on, by name; none is ever answered (JSON-RPC 2.0 §4.1). */
+const NOTIFICATIONS: { [method: string]: (params: JSONObject) => void } = {
+  "notifications/initialized": () => log("client initialized"),
+  "notifications/cancelled": cancel,
+};
+
 /**
  * The eras as data: the methods each serves, those whose results it marks as cacheable, and the
  * fields it adds to every result. 2026-07-28 removed initialize and ping (changelog items 2, 5).
+ * A legacy client (2024-11-05 to 2025-11-25) opens with `initialize` and later requests carry
+ * no version; a modern one (2026-07-28) names its version in every request's `params._meta`.
  */
 const ERAS: { [era in Era]: { methods: string[]; cached: string[]; fields: JSONObject } } = {
   legacy: { methods: Object.keys(METHODS), cached: [], fields: {} },
@@ -308,24 +373,32 @@ function eraOf(params: JSONObject): Era | { error: ErrorObject } {
   return "modern";
 }
 
+/** An outcome as its era sends it: a result gets the era's fields, and cache hints if due. */
+function inEra(era: Era, method: string, outcome: Outcome): Outcome {
+  if ("error" in outcome) return outcome;
+  const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
+  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
+}
+
 /** Serves a request: its era decides which methods there are and what each result carries. */
-function serve({ method, params }: JSONRPCRequest): Outcome {
+function serve({ id, method, params }: JSONRPCRequest): Served {
   const era = eraOf(params);
   if (typeof era !== "string") return era;
   const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
   if (handler === undefined || !ERAS[era].methods.includes(method)) {
     return failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
-  const outcome = handler(params);
-  if ("error" in outcome) return outcome;
-  const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
-  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
-}
-
-/** Whether a value can be a request id: a string or an integer (MCP basic §Requests). */
-function isRequestId(value: unknown): value is RequestId {
-  // Past 2^53 an integer cannot be read back exactly, so it could not be echoed as it was sent.
-  return typeof value === "string" || Number.isSafeInteger(value);
+  let served: Served;
+  try {
+    served = handler(params, id);
+  } catch (error) {
+    // A bug of ours, not the client's: it gets -32603 and the session goes on.
+    log(`${show(method)} failed: ${describeError(error)}`);
+    return failure(INTERNAL_ERROR, "Internal error");
+  }
+  if (!(served instanceof Promise)) return inEra(era, method, served);
+  // A call still running gets the era's fields when it is done, unless it was cancelled.
+  return served.then((done) => (done === undefined ? undefined : inEra(era, method, done)));
 }
 
 /** Classifies one JSON value as a request, a notification, a response, or invalid and why. */
@@ -350,19 +423,29 @@ function classify(value: unknown): Message {
   return { kind: "request", jsonrpc, id, method, params: named };
 }
 
-/** Acts on one JSON value as its kind asks: the response it gets, or undefined for none. */
-function respond(value: unknown): JSONRPCResponse | undefined {
+/** Acts on one JSON value as its kind asks: the response it gets now or later, or none. */
+function respond(value: unknown): JSONRPCResponse | Promise<Reply> | undefined {
   const message = classify(value);
-  if (message.kind === "request") return response(message.id, serve(message));
   if (message.kind === "invalid") return response(message.id, invalidRequest(message.reason));
+  if (message.kind === "notification" && Object.hasOwn(NOTIFICATIONS, message.method)) {
+    NOTIFICATIONS[message.method]?.(message.params);
+  }
   // A notification is never answered, known or not (JSON-RPC 2.0 §4.1); nor is a response.
-  const notification = message.kind === "notification" ? message.method : undefined;
-  if (notification === "notifications/initialized") log("client initialized");
-  return undefined;
+  if (message.kind !== "request") return undefined;
+  const { id } = message;
+  const served = serve(message);
+  if (!(served instanceof Promise)) return response(id, served);
+  return served.then((outcome) => (outcome === undefined ? undefined : response(id, outcome)));
 }
 
-/** Answers one line of input: a response, a batch's array of them, or undefined for none. */
-function answer(line: Line): JSONRPCResponse | JSONRPCResponse[] | undefined {
+/** A batch's responses as one array, or none when every entry was a notification. */
+function batchOf(replies: Reply[]): Reply {
+  const responses = replies.filter((reply) => reply !== undefined).flat();
+  return responses.length === 0 ? undefined : responses;
+}
+
+/** Answers one line of input, now, or later when a tool call in it is still running. */
+function answer(line: Line): Reply | Promise<Reply> {
   if (line.kind === "too long") {
     return response(null, invalidRequest(`line too long (${line.size} bytes)`));
   }
@@ -382,10 +465,91 @@ function answer(line: Line): JSONRPCResponse | JSONRPCResponse[] | undefined {
   }
   if (!Array.isArray(value)) return respond(value);
   // A batch (JSON-RPC 2.0 §6): 2025-03-26 requires us to receive them, later revisions dropped
-  // them, and we accept them in any era. The answer is one array of responses, or nothing.
+  // them, and we accept them in any era. The answer is one array, once every entry is done.
   if (value.length === 0) return response(null, invalidRequest("empty batch"));
-  const responses = value.map(respond).filter((reply) => reply !== undefined);
-  return responses.length === 0 ? undefined : responses;
+  const replies = value.map(respond);
+  const ready: Reply[] = [];
+  for (const reply of replies) if (!(reply instanceof Promise)) ready.push(reply);
+  return ready.length === replies.length ? batchOf(ready) : Promise.all(replies).then(batchOf);
+}
+
+// ---- Calls in flight: cancellation and progress ----
+
+/** The tool calls whose handlers are still running, by request id: notifications/cancelled
+ * names the one to stop. A call that ended at once is never here. */
+const inFlight = new Map<RequestId, ToolCall>();
+
+/**
+ * One tools/call: the context its handler is given, and what it takes to stop it. The
+ * AbortController is made only when someone reads `signal`: most calls never do, and one per
+ * call made a burst of calls 1.65 times slower.
+ */
+class ToolCall implements ToolContext {
+  readonly #id: RequestId;
+  /** The client's token for this call's progress, until the call ends: then there is none. */
+  #progressToken: RequestId | undefined;
+  #lastProgress = -Infinity;
+  #controller: AbortController | undefined;
+
+  constructor(id: RequestId, progressToken: RequestId | undefined) {
+    this.#id = id;
+    this.#progressToken = progressToken;
+  }
+
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+
+  /** A function of its own, not a method, so that a handler can take `{ progress }` out of its
+   * context. It sends notifications/progress only while the call runs, with the request's
+   * token, and only for a value greater than the last (basic/utilities/progress). */
+  get progress(): ToolContext["progress"] {
+    return (progress, total, message) => {
+      const increases = isFiniteNumber(progress) && progress > this.#lastProgress;
+      if (this.#progressToken === undefined || !increases) return;
+      this.#lastProgress = progress;
+      const params = { progressToken: this.#progressToken, progress, total, message };
+      write([{ jsonrpc: "2.0", method: "notifications/progress", params }]);
+    };
+  }
+
+  /** Ends the call: its response is on its way, and progress stops. */
+  end(): void {
+    this.#progressToken = undefined;
+    if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
+  }
+
+  /** Stops the call at the client's word: its signal aborts, and it gets no response. */
+  cancel(): void {
+    this.end();
+    this.#controller ??= new AbortController();
+    this.#controller.abort();
+  }
+
+  /** Waits for a handler's promise, or for a cancellation, whichever comes first. */
+  async settle(returned: Promise<CallToolResult>, name: string): Promise<Outcome | undefined> {
+    inFlight.set(this.#id, this);
+    const signal = this.signal;
+    const cancelled = new Promise<undefined>((resolve) => {
+      signal.addEventListener("abort", () => resolve(undefined));
+    });
+    const failed = (error: unknown) => toolError(name, error);
+    const result = await Promise.race([returned.catch(failed), cancelled]);
+    this.end();
+    return result === undefined ? undefined : { result };
+  }
+}
+
+/** notifications/cancelled: stops the call it names. An unknown, finished or malformed one is
+ * ignored, and the reason is logged either way (basic/utilities/cancellation). */
+function cancel(params: JSONObject): void {
+  const { requestId, reason } = params;
+  const call = isRequestId(requestId) ? inFlight.get(requestId) : undefined;
+  const what = call === undefined ? "ignored a cancellation of" : "cancelled";
+  const named = typeof requestId === "number" ? String(requestId) : show(requestId);
+  log(`${what} request ${named}: ${show(reason)}`);
+  call?.cancel();
 }
 
 /**
@@ -441,25 +605,46 @@ class LineSplitter {
 
 const splitter = new LineSplitter();
 
-/** Writes the replies to a chunk's lines in one write; while the client is not reading them,
+/** Replies still being worked on, so that the end of input can wait for them. */
+const pending = new Set<Promise<void>>();
+
+/** Writes messages to stdout, one a line, in one write; while the client is not reading them,
  * stops reading its requests (backpressure). */
-function send(lines: Line[]): void {
-  const replies = lines.map(answer).filter((reply) => reply !== undefined);
-  if (replies.length === 0) return;
-  const text = replies.map((reply) => `${JSON.stringify(reply)}\n`).join("");
+function write(messages: readonly object[]): void {
+  const text = messages.map((message) => `${JSON.stringify(message)}\n`).join("");
   const flowing = process.stdout.write(text);
-  if (!flowing) {
+  if (!flowing && !process.stdin.isPaused()) {
     process.stdin.pause();
     process.stdout.once("drain", () => process.stdin.resume());
   }
 }
 
+/** Writes a reply when it is ready, and keeps it in `pending` until then. */
+function writeLater(reply: Promise<Reply>): void {
+  const written = reply.then((ready) => {
+    if (ready !== undefined) write([ready]);
+    pending.delete(written);
+  });
+  pending.add(written);
+}
+
+/** Answers a chunk's lines: the replies that are ready go out in one write, the rest later. */
+function send(lines: Line[]): void {
+  const ready: (JSONRPCResponse | JSONRPCResponse[])[] = [];
+  for (const reply of lines.map(answer)) {
+    if (reply instanceof Promise) writeLater(reply);
+    else if (reply !== undefined) ready.push(reply);
+  }
+  if (ready.length > 0) write(ready);
+}
+
 process.stdin.on("data", (chunk: Buffer) => send(splitter.transform(chunk)));
-// The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line,
-// and exit once stdout is written, even while a stderr nobody reads still holds logs back.
-// SIGINT and SIGTERM keep their default: exit at once.
-process.stdin.on("end", () => {
+// The end of stdin is the client's goodbye (stdio §Shutdown): answer a last unterminated line
+// and every call still running, then exit once stdout is written, even while a stderr nobody
+// reads still holds logs back. SIGINT and SIGTERM keep their default: exit at once.
+process.stdin.on("end", async () => {
   send(splitter.flush());
+  await Promise.all(pending);
   process.stdout.write("", () => process.exit(0));
 });
 // A client that closes our stdout (EPIPE) has gone away: no one is left to answer. Logs are

@@ -2,29 +2,6 @@
 
 // server.ts
 import process from "node:process";
-var SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
-var LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-var MODERN_VERSION = "2026-07-28";
-var SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
-var PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
-var CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
-var CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
-var SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
-var CAPABILITIES = { tools: {} };
-var MODERN_FIELDS = { resultType: "complete", _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
-var CACHE_HINTS = { ttlMs: 36e5, cacheScope: "public" };
-var PARSE_ERROR = -32700;
-var INVALID_REQUEST = -32600;
-var METHOD_NOT_FOUND = -32601;
-var INVALID_PARAMS = -32602;
-var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-var MAX_LINE_BYTES = 64 * 1024 * 1024;
-var BLANK_LINE = /^[ \t\n\r]*$/;
-var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
-var UTF8 = new TextDecoder("utf-8", { fatal: true });
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 function isFiniteNumber(value) {
   return typeof value === "number" && Number.isFinite(value);
 }
@@ -55,6 +32,33 @@ var TOOLS = [
     }
   }
 ];
+var SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
+var LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+var MODERN_VERSION = "2026-07-28";
+var SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
+var PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+var CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
+var CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+var SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+var CAPABILITIES = { tools: {} };
+var MODERN_FIELDS = { resultType: "complete", _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
+var CACHE_HINTS = { ttlMs: 36e5, cacheScope: "public" };
+var PARSE_ERROR = -32700;
+var INVALID_REQUEST = -32600;
+var METHOD_NOT_FOUND = -32601;
+var INVALID_PARAMS = -32602;
+var INTERNAL_ERROR = -32603;
+var UNSUPPORTED_PROTOCOL_VERSION = -32022;
+var MAX_LINE_BYTES = 64 * 1024 * 1024;
+var BLANK_LINE = /^[ \t\n\r]*$/;
+var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
+var UTF8 = new TextDecoder("utf-8", { fatal: true });
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function isRequestId(value) {
+  return typeof value === "string" || Number.isSafeInteger(value);
+}
 function jsonTypes(value) {
   if (Array.isArray(value)) return ["array"];
   if (value === null) return ["null"];
@@ -92,6 +96,9 @@ function show(value) {
   const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
   return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
 }
+function describeError(error) {
+  return error instanceof Error ? error.stack ?? error.message : String(error);
+}
 function logClient(method, clientInfo, protocolVersion) {
   const client = isObject(clientInfo) ? clientInfo : {};
   const who = `${show(client.name)} ${show(client.version)}`;
@@ -109,7 +116,7 @@ function discover(params) {
   const offer = { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES };
   return { result: { ...offer, ...CACHE_HINTS, ...MODERN_FIELDS } };
 }
-function callTool(params) {
+function callTool(params, id) {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") return invalidParams('"name" must be a string');
   if (!isObject(args)) return invalidParams('"arguments" must be an object');
@@ -117,7 +124,21 @@ function callTool(params) {
   if (tool === void 0) return failure(INVALID_PARAMS, `Unknown tool: ${name}`);
   const problem = checkArguments(tool.inputSchema, args);
   if (problem !== void 0) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
-  return { result: tool.handler(args) };
+  const meta = isObject(params._meta) ? params._meta : {};
+  const call = new ToolCall(id, isRequestId(meta.progressToken) ? meta.progressToken : void 0);
+  try {
+    const returned = tool.handler(args, call);
+    if (returned instanceof Promise) return call.settle(returned, name);
+    call.end();
+    return { result: returned };
+  } catch (error) {
+    call.end();
+    return { result: toolError(name, error) };
+  }
+}
+function toolError(name, error) {
+  log(`tool ${show(name)} failed: ${describeError(error)}`);
+  return toolResult(error instanceof Error ? error.message : String(error), true);
 }
 function listTools() {
   return { result: { tools: TOOLS.map(({ handler, ...definition }) => definition) } };
@@ -128,6 +149,10 @@ var METHODS = {
   "server/discover": discover,
   "tools/list": listTools,
   "tools/call": callTool
+};
+var NOTIFICATIONS = {
+  "notifications/initialized": () => log("client initialized"),
+  "notifications/cancelled": cancel
 };
 var ERAS = {
   legacy: { methods: Object.keys(METHODS), cached: [], fields: {} },
@@ -153,20 +178,27 @@ function eraOf(params) {
   if (!isObject(capabilities)) return invalidParams(required);
   return "modern";
 }
-function serve({ method, params }) {
+function inEra(era, method, outcome) {
+  if ("error" in outcome) return outcome;
+  const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
+  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
+}
+function serve({ id, method, params }) {
   const era = eraOf(params);
   if (typeof era !== "string") return era;
   const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : void 0;
   if (handler === void 0 || !ERAS[era].methods.includes(method)) {
     return failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
-  const outcome = handler(params);
-  if ("error" in outcome) return outcome;
-  const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
-  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
-}
-function isRequestId(value) {
-  return typeof value === "string" || Number.isSafeInteger(value);
+  let served;
+  try {
+    served = handler(params, id);
+  } catch (error) {
+    log(`${show(method)} failed: ${describeError(error)}`);
+    return failure(INTERNAL_ERROR, "Internal error");
+  }
+  if (!(served instanceof Promise)) return inEra(era, method, served);
+  return served.then((done) => done === void 0 ? void 0 : inEra(era, method, done));
 }
 function classify(value) {
   if (!isObject(value)) return { kind: "invalid", id: null, reason: "not a JSON object" };
@@ -186,11 +218,19 @@ function classify(value) {
 }
 function respond(value) {
   const message = classify(value);
-  if (message.kind === "request") return response(message.id, serve(message));
   if (message.kind === "invalid") return response(message.id, invalidRequest(message.reason));
-  const notification = message.kind === "notification" ? message.method : void 0;
-  if (notification === "notifications/initialized") log("client initialized");
-  return void 0;
+  if (message.kind === "notification" && Object.hasOwn(NOTIFICATIONS, message.method)) {
+    NOTIFICATIONS[message.method]?.(message.params);
+  }
+  if (message.kind !== "request") return void 0;
+  const { id } = message;
+  const served = serve(message);
+  if (!(served instanceof Promise)) return response(id, served);
+  return served.then((outcome) => outcome === void 0 ? void 0 : response(id, outcome));
+}
+function batchOf(replies) {
+  const responses = replies.filter((reply) => reply !== void 0).flat();
+  return responses.length === 0 ? void 0 : responses;
 }
 function answer(line) {
   if (line.kind === "too long") {
@@ -212,8 +252,69 @@ function answer(line) {
   }
   if (!Array.isArray(value)) return respond(value);
   if (value.length === 0) return response(null, invalidRequest("empty batch"));
-  const responses = value.map(respond).filter((reply) => reply !== void 0);
-  return responses.length === 0 ? void 0 : responses;
+  const replies = value.map(respond);
+  const ready = [];
+  for (const reply of replies) if (!(reply instanceof Promise)) ready.push(reply);
+  return ready.length === replies.length ? batchOf(ready) : Promise.all(replies).then(batchOf);
+}
+var inFlight = /* @__PURE__ */ new Map();
+var ToolCall = class {
+  #id;
+  /** The client's token for this call's progress, until the call ends: then there is none. */
+  #progressToken;
+  #lastProgress = -Infinity;
+  #controller;
+  constructor(id, progressToken) {
+    this.#id = id;
+    this.#progressToken = progressToken;
+  }
+  get signal() {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+  /** A function of its own, not a method, so that a handler can take `{ progress }` out of its
+   * context. It sends notifications/progress only while the call runs, with the request's
+   * token, and only for a value greater than the last (basic/utilities/progress). */
+  get progress() {
+    return (progress, total, message) => {
+      const increases = isFiniteNumber(progress) && progress > this.#lastProgress;
+      if (this.#progressToken === void 0 || !increases) return;
+      this.#lastProgress = progress;
+      const params = { progressToken: this.#progressToken, progress, total, message };
+      write([{ jsonrpc: "2.0", method: "notifications/progress", params }]);
+    };
+  }
+  /** Ends the call: its response is on its way, and progress stops. */
+  end() {
+    this.#progressToken = void 0;
+    if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
+  }
+  /** Stops the call at the client's word: its signal aborts, and it gets no response. */
+  cancel() {
+    this.end();
+    this.#controller ??= new AbortController();
+    this.#controller.abort();
+  }
+  /** Waits for a handler's promise, or for a cancellation, whichever comes first. */
+  async settle(returned, name) {
+    inFlight.set(this.#id, this);
+    const signal = this.signal;
+    const cancelled = new Promise((resolve) => {
+      signal.addEventListener("abort", () => resolve(void 0));
+    });
+    const failed = (error) => toolError(name, error);
+    const result = await Promise.race([returned.catch(failed), cancelled]);
+    this.end();
+    return result === void 0 ? void 0 : { result };
+  }
+};
+function cancel(params) {
+  const { requestId, reason } = params;
+  const call = isRequestId(requestId) ? inFlight.get(requestId) : void 0;
+  const what = call === void 0 ? "ignored a cancellation of" : "cancelled";
+  const named = typeof requestId === "number" ? String(requestId) : show(requestId);
+  log(`${what} request ${named}: ${show(reason)}`);
+  call?.cancel();
 }
 var LineSplitter = class {
   /** The line whose "\n" has not come yet, as the pieces it came in. */
@@ -251,20 +352,35 @@ var LineSplitter = class {
   }
 };
 var splitter = new LineSplitter();
-function send(lines) {
-  const replies = lines.map(answer).filter((reply) => reply !== void 0);
-  if (replies.length === 0) return;
-  const text = replies.map((reply) => `${JSON.stringify(reply)}
+var pending = /* @__PURE__ */ new Set();
+function write(messages) {
+  const text = messages.map((message) => `${JSON.stringify(message)}
 `).join("");
   const flowing = process.stdout.write(text);
-  if (!flowing) {
+  if (!flowing && !process.stdin.isPaused()) {
     process.stdin.pause();
     process.stdout.once("drain", () => process.stdin.resume());
   }
 }
+function writeLater(reply) {
+  const written = reply.then((ready) => {
+    if (ready !== void 0) write([ready]);
+    pending.delete(written);
+  });
+  pending.add(written);
+}
+function send(lines) {
+  const ready = [];
+  for (const reply of lines.map(answer)) {
+    if (reply instanceof Promise) writeLater(reply);
+    else if (reply !== void 0) ready.push(reply);
+  }
+  if (ready.length > 0) write(ready);
+}
 process.stdin.on("data", (chunk) => send(splitter.transform(chunk)));
-process.stdin.on("end", () => {
+process.stdin.on("end", async () => {
   send(splitter.flush());
+  await Promise.all(pending);
   process.stdout.write("", () => process.exit(0));
 });
 process.stdout.on("error", () => process.exit(0));
