@@ -1,23 +1,34 @@
 /**
- * README's "Add your own tool", run as a test: the section's entry is pasted into a copy of
- * server.ts after add's entry, as the section says, the copy is built the project's way, and
- * the section's transcript is replayed against it, with a tools/list that must show both
- * tools. Both READMEs must show the same entry and the same transcript.
+ * README's "Add your own tool", run as a test: the section's entries are pasted into a copy of
+ * server.ts after add's entry, and its imports beside the file's own, as the section says; the
+ * copy is type-checked and built the project's way, and each of the section's transcripts is
+ * replayed against it a line at a time, as a person would type it: a line is sent once every
+ * answer the transcript shows before it has come. Both READMEs must show the same entries and
+ * the same transcripts.
  */
-import { before, test } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundle } from "../build.mjs";
-import { lines, root, run } from "./helpers.ts";
+import { lines, root, run, start } from "./helpers.ts";
 
 /** The READMEs, and the heading of the section in each. */
 const SECTIONS = { "README.md": "## Add your own tool", "README.ja.md": "## 自分のツールを足す" };
 
-/** The info string of the section's transcript. */
-const TRANSCRIPT_INFO = "jsonl after-adding-repeat";
+/** The info strings of the section's entries, in the order they are pasted. */
+const ENTRIES = ["ts", "ts count_lines", "ts wait"];
+
+/** The tools the copy lists once every entry is in. */
+const TOOL_NAMES = ["add", "repeat", "count_lines", "wait"];
+
+/** The info strings of the section's transcripts. */
+const TRANSCRIPTS = ["jsonl after-adding-repeat", "jsonl after-adding-count_lines", "jsonl after-adding-wait"];
+
+/** How long one transcript may take: the wait tool's takes two seconds. */
+const REPLAY = { timeout: 30_000 };
 
 /** The section of a README: from its heading to the next. */
 function section(file: string, heading: string): string {
@@ -35,52 +46,86 @@ function block(text: string, info: string): string {
   return found[1];
 }
 
-/** The entry, pasted into server.ts before the `];` that closes TOOLS. */
-function withEntry(source: string, entry: string): string {
+/** The entries, pasted into server.ts before the `];` that closes TOOLS, and the imports after
+ * the file's own import. */
+function withEntries(source: string, entries: readonly string[], imports: string): string {
   const tools = source.indexOf("const TOOLS: Tool[] = [");
   assert.notEqual(tools, -1, "server.ts has no TOOLS table");
   const close = source.indexOf("\n];\n", tools);
-  return `${source.slice(0, close)}\n${entry}${source.slice(close)}`;
+  const pasted = `${source.slice(0, close)}\n${entries.join("\n")}${source.slice(close)}`;
+  const ownImport = 'import process from "node:process";\n';
+  assert.ok(pasted.includes(ownImport), "server.ts no longer imports node:process");
+  return pasted.replace(ownImport, `${ownImport}${imports}\n`);
+}
+
+/** A transcript's lines without its comments. */
+function transcript(text: string, info: string): string[] {
+  return lines(block(text, info)).filter((line) => !line.startsWith("#"));
 }
 
 const english = section("README.md", SECTIONS["README.md"]);
-const entry = block(english, "ts");
+const folder = mkdtempSync(join(tmpdir(), "add-a-tool-"));
 let built = "";
 
 before(async () => {
-  const folder = mkdtempSync(join(tmpdir(), "add-a-tool-"));
   const source = join(folder, "server.ts");
-  writeFileSync(source, withEntry(readFileSync(join(root, "server.ts"), "utf8"), entry));
-  // Type-checked with the project's own settings: the entry must fit the Tool type as it stands.
+  const entries = ENTRIES.map((info) => block(english, info));
+  const original = readFileSync(join(root, "server.ts"), "utf8");
+  writeFileSync(source, withEntries(original, entries, block(english, "ts imports")));
+  // Type-checked with the project's own settings: the entries must fit the Tool type as it stands.
   const settings = { extends: join(root, "tsconfig.json"), include: ["server.ts"] };
   writeFileSync(join(folder, "tsconfig.json"), JSON.stringify(settings));
   writeFileSync(join(folder, "package.json"), '{"type":"module"}');
   symlinkSync(join(root, "node_modules"), join(folder, "node_modules"));
-  const checked = spawnSync(join(root, "node_modules", ".bin", "tsc"), ["-p", folder], { encoding: "utf8" });
-  assert.equal(checked.status, 0, `the pasted entry does not type-check:\n${checked.stdout}`);
+  const tsc = join(root, "node_modules", ".bin", "tsc");
+  const checked = spawnSync(tsc, ["-p", folder], { encoding: "utf8" });
+  assert.equal(checked.status, 0, `the pasted entries do not type-check:\n${checked.stdout}`);
   built = join(folder, "server.mjs");
   assert.deepEqual(await bundle(source, built), []);
 });
 
-test("both READMEs show the same entry and the same transcript", () => {
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Replays a transcript a line at a time and resolves with everything the server wrote. */
+async function replay(lines: readonly string[]): Promise<{ code: number | null; stdout: string }> {
+  // The server runs in the clone's folder, where count_lines finds LICENSE.
+  const server = start(process.execPath, [built], { cwd: root });
+  let expected = 0;
+  for (const line of lines) {
+    if (line.startsWith("← ")) {
+      expected += 1;
+      continue;
+    }
+    while (server.output().split("\n").length <= expected) await new Promise((go) => setTimeout(go, 10));
+    server.child.stdin.write(`${line}\n`);
+  }
+  server.child.stdin.end();
+  const { code, stdout } = await server.finish;
+  return { code, stdout };
+}
+
+test("both READMEs show the same entries, imports and transcripts", () => {
   const japanese = section("README.ja.md", SECTIONS["README.ja.md"]);
-  assert.equal(block(japanese, "ts"), entry);
-  const sent = (text: string) => lines(block(text, TRANSCRIPT_INFO)).filter((line) => !line.startsWith("#"));
-  assert.deepEqual(sent(japanese), sent(english));
+  for (const info of [...ENTRIES, "ts imports"]) assert.equal(block(japanese, info), block(english, info));
+  for (const info of TRANSCRIPTS) {
+    const sent = (text: string) => transcript(text, info).filter((line) => !line.startsWith("← "));
+    assert.deepEqual(sent(japanese), sent(english));
+  }
 });
 
-test("the pasted entry type-checks, and tools/list shows add and the new tool", async () => {
+test("the pasted entries type-check, and tools/list shows add and every new tool", async () => {
   const { stdout } = await run(process.execPath, [built], '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
   const names = JSON.parse(stdout).result.tools.map((tool: { name: string }) => tool.name);
-  assert.deepEqual(names, ["add", "repeat"]);
+  assert.deepEqual(names, TOOL_NAMES);
 });
 
-test("the section's transcript is what the built server answers, line for line", async () => {
-  const transcript = lines(block(english, TRANSCRIPT_INFO)).filter((line) => !line.startsWith("#"));
-  const sent = transcript.filter((line) => !line.startsWith("← "));
-  const expected = transcript.filter((line) => line.startsWith("← ")).map((line) => line.slice(2));
-  assert.ok(sent.length >= 4);
-  const { code, stdout } = await run(process.execPath, [built], sent.map((line) => `${line}\n`).join(""));
-  assert.deepEqual(lines(stdout), expected);
-  assert.equal(code, 0);
-});
+for (const info of TRANSCRIPTS) {
+  test(`the ${info.split(" ")[1]} transcript is what the built server answers, line for line`, REPLAY, async () => {
+    const sent = transcript(english, info);
+    const expected = sent.filter((line) => line.startsWith("← ")).map((line) => line.slice(2));
+    assert.ok(sent.length >= 4);
+    const { code, stdout } = await replay(sent);
+    assert.deepEqual(lines(stdout), expected);
+    assert.equal(code, 0);
+  });
+}
