@@ -303,7 +303,7 @@ function callTool(params: JSONObject, id: RequestId): Served {
   const call = new ToolCall(id, isRequestId(meta.progressToken) ? meta.progressToken : undefined);
   try {
     const returned = tool.handler(args, call);
-    // A synchronous handler is done here, and its response goes out with the chunk's others.
+    // A promise is answered when it settles; anything else is done, and goes out at once.
     if (returned instanceof Promise) return call.settle(returned, name);
     call.end();
     return { result: returned };
@@ -517,7 +517,6 @@ class ToolCall implements ToolContext {
   /** Ends the call: its response is on its way, and progress stops. */
   end(): void {
     this.#progressToken = undefined;
-    if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
   }
 
   /** Stops the call at the client's word: its signal aborts, and it gets no response. */
@@ -537,6 +536,9 @@ class ToolCall implements ToolContext {
     const failed = (error: unknown) => toolError(name, error);
     const result = await Promise.race([returned.catch(failed), cancelled]);
     this.end();
+    // A client that reused the id of a call in flight (basic §Requests: it MUST NOT) has its
+    // new call there now: that one stays cancellable.
+    if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
     return result === undefined ? undefined : { result };
   }
 }

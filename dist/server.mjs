@@ -287,7 +287,6 @@ var ToolCall = class {
   /** Ends the call: its response is on its way, and progress stops. */
   end() {
     this.#progressToken = void 0;
-    if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
   }
   /** Stops the call at the client's word: its signal aborts, and it gets no response. */
   cancel() {
@@ -305,6 +304,7 @@ var ToolCall = class {
     const failed = (error) => toolError(name, error);
     const result = await Promise.race([returned.catch(failed), cancelled]);
     this.end();
+    if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
     return result === void 0 ? void 0 : { result };
   }
 };

@@ -173,8 +173,8 @@ function readme(file: string): string {
 /** Every transcript of one README file. */
 function transcriptsOf(file: string): Transcript[] {
   return fences(readme(file))
-    // A block marked `jsonl after-adding-repeat` shows the server as "Add your own tool" changes
-    // it; tests/add-a-tool.test.ts replays it against that server.
+    // A block marked `jsonl after-adding-…` shows the server as "Add your own tool" changes it;
+    // tests/add-a-tool.test.ts replays it against that server.
     .filter((fence) => fence.info === TRANSCRIPT_INFO)
     .map((fence) => {
       const where = `${file}:${fence.line}`;
