@@ -5,14 +5,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readFileSync, readdirSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { tempFolder } from "./helpers.ts";
 
 const root = join(import.meta.dirname, "..");
 
 test("dist/ equals a fresh build of the sources", () => {
-  const fresh = mkdtempSync(join(tmpdir(), "dist-"));
+  const fresh = tempFolder("dist-");
   execFileSync(process.execPath, ["build.mjs", fresh], { cwd: root });
   const built = readdirSync(fresh).sort();
   // Only the built files count: wrap's default wire.log lands in dist/ too, and git ignores it.
@@ -35,7 +35,7 @@ test("every dist file starts with a node shebang and imports only node: builtins
 
 test("the build fails, and says which, when server.ts or wrap.ts is missing", () => {
   for (const missing of ["server.ts", "wrap.ts"]) {
-    const folder = mkdtempSync(join(tmpdir(), "build-"));
+    const folder = tempFolder("build-");
     for (const file of ["build.mjs", "server.ts", "wrap.ts"].filter((name) => name !== missing)) {
       copyFileSync(join(root, file), join(folder, file));
     }

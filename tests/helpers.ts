@@ -6,6 +6,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { after, before } from "node:test";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The project's root folder. */
@@ -110,4 +112,17 @@ export function sharedServer() {
 /** The Mermaid blocks of a Markdown text, without their fences. */
 export function mermaidBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/```mermaid\n([\s\S]*?)\n```/g)].map((match) => match[1] ?? "");
+}
+
+/** Folders made by `tempFolder`, removed when the test file's process exits, pass or fail. */
+const temporary = new Set<string>();
+process.on("exit", () => {
+  for (const folder of temporary) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A new empty folder under the system's temporary folder, gone when the test file ends. */
+export function tempFolder(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  temporary.add(folder);
+  return folder;
 }

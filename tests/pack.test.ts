@@ -7,10 +7,9 @@
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lines, root, run } from "./helpers.ts";
+import { lines, root, run, tempFolder } from "./helpers.ts";
 import { ARTICLE_LINES, ARTICLE_REPLIES } from "./fixtures/article-session.ts";
 
 /** The commands package.json declares, and the file each runs. */
@@ -40,7 +39,7 @@ function packedPaths(): unknown[] {
 let project = "";
 
 before(() => {
-  const work = mkdtempSync(join(tmpdir(), "pack-"));
+  const work = tempFolder("pack-");
   const [report]: unknown[] = JSON.parse(npm(["pack", "--json", "--pack-destination", work], root));
   const tarball = field(report, "filename");
   assert.equal(typeof tarball, "string");
