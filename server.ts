@@ -380,6 +380,13 @@ function inEra(era: Era, method: string, outcome: Outcome): Outcome {
   return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
 }
 
+/** A bug of ours, not the client's: it is logged, the request gets -32603, and the session
+ * goes on (JSON-RPC 2.0 §5.1). */
+function internalError(method: string, error: unknown): { error: ErrorObject } {
+  log(`${show(method)} failed: ${describeError(error)}`);
+  return failure(INTERNAL_ERROR, "Internal error");
+}
+
 /** Serves a request: its era decides which methods there are and what each result carries. */
 function serve({ id, method, params }: JSONRPCRequest): Served {
   const era = eraOf(params);
@@ -392,13 +399,12 @@ function serve({ id, method, params }: JSONRPCRequest): Served {
   try {
     served = handler(params, id);
   } catch (error) {
-    // A bug of ours, not the client's: it gets -32603 and the session goes on.
-    log(`${show(method)} failed: ${describeError(error)}`);
-    return failure(INTERNAL_ERROR, "Internal error");
+    return internalError(method, error);
   }
   if (!(served instanceof Promise)) return inEra(era, method, served);
   // A call still running gets the era's fields when it is done, unless it was cancelled.
-  return served.then((done) => (done === undefined ? undefined : inEra(era, method, done)));
+  const failed = (error: unknown) => internalError(method, error);
+  return served.then((done) => (done === undefined ? undefined : inEra(era, method, done)), failed);
 }
 
 /** Classifies one JSON value as a request, a notification, a response, or invalid and why. */

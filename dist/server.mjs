@@ -183,6 +183,10 @@ function inEra(era, method, outcome) {
   const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
   return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
 }
+function internalError(method, error) {
+  log(`${show(method)} failed: ${describeError(error)}`);
+  return failure(INTERNAL_ERROR, "Internal error");
+}
 function serve({ id, method, params }) {
   const era = eraOf(params);
   if (typeof era !== "string") return era;
@@ -194,11 +198,11 @@ function serve({ id, method, params }) {
   try {
     served = handler(params, id);
   } catch (error) {
-    log(`${show(method)} failed: ${describeError(error)}`);
-    return failure(INTERNAL_ERROR, "Internal error");
+    return internalError(method, error);
   }
   if (!(served instanceof Promise)) return inEra(era, method, served);
-  return served.then((done) => done === void 0 ? void 0 : inEra(era, method, done));
+  const failed = (error) => internalError(method, error);
+  return served.then((done) => done === void 0 ? void 0 : inEra(era, method, done), failed);
 }
 function classify(value) {
   if (!isObject(value)) return { kind: "invalid", id: null, reason: "not a JSON object" };

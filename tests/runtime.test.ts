@@ -175,13 +175,18 @@ test("a handler that throws or rejects is a tool error the model reads, its stac
   assert.equal(code, 0);
 });
 
-test("a method that throws gets -32603 Internal error, and the session goes on", async () => {
-  const { stdout, stderr } = await run(process.execPath, [server], line({ id: 1, method: "debug/throw" }) + ping(2));
+test("a method that throws or rejects gets -32603 Internal error, and the session goes on", async () => {
+  const input = line({ id: 1, method: "debug/throw" }) + line({ id: 3, method: "debug/reject" }) + ping(2);
+  const { stdout, stderr, code } = await run(process.execPath, [server], input);
+  const internal = { code: -32603, message: "Internal error" };
   assert.deepEqual(messages(stdout), [
-    { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } },
+    { jsonrpc: "2.0", id: 1, error: internal },
     { jsonrpc: "2.0", id: 2, result: {} },
+    { jsonrpc: "2.0", id: 3, error: internal },
   ]);
   assert.match(stderr, /"debug\/throw" failed: Error: a bug\n\s+at /);
+  assert.match(stderr, /"debug\/reject" failed: Error: a later bug\n\s+at /);
+  assert.equal(code, 0);
 });
 
 test("a batch with a slow call is answered with one array once every entry is done", SLOW, async () => {
