@@ -7,7 +7,10 @@
  * Beside each pipe a tap is handed the same chunks after they are passed on. It cuts them into
  * lines at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and
  * logs one event per line, but only when the pipes have been quiet for QUIET_MS, or it is too
- * far behind: a burst of traffic never waits for the tap's parsing, nor for the disk.
+ * far behind: a burst of traffic never waits for the tap's parsing, nor for the disk. The
+ * recorder is three parts, a section each: the tap (lines, notes, pairing; no I/O), the log
+ * writer (the wait for quiet pipes, one write per catch-up) and the plumbing (spawn, relay,
+ * signals, finish).
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<line>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
@@ -36,9 +39,9 @@
  * log back"), each a section of its own with its constants before its functions, and last the
  * command line, which picks the recorder or a reader.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
@@ -59,77 +62,11 @@ type Message =
   | { kind: "response"; id: string | number | null; result: unknown; error: unknown }
   | { kind: "other" };
 
-/** What the tap is handed, as it happened and when (performance.now()): in the log's order. */
-type Crossing =
-  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
-  | { kind: "end"; mark: "→" | "←" | "!"; now: number }
-  | { kind: "note"; text: string; now: number };
-
-/** A request still waiting for its response: its method, and when it crossed. */
-type PendingRequest = { method: string; sentAt: number };
-
 /** How long a server that has exited may still hold its pipes open, through its own children. */
 const PIPES_GRACE_MS = 2_000;
 
-/**
- * How long a server may outlive a signal passed on before it gets SIGKILL: less than the 2 s
- * that the SDK's stdio client waits between its SIGTERM and its SIGKILL.
- */
-const KILL_AFTER_MS = 1_000;
-
-/** How often wrap looks whether its parent, the client, is still there. */
-const PARENT_CHECK_MS = 500;
-
-/**
- * How long the pipes must be quiet before the tap catches up with them: pairing and tagging
- * cost about a microsecond a line, which a burst of traffic should not wait for.
- */
-const QUIET_MS = 25;
-
-/** How far the tap may fall behind the traffic, in bytes and in time, before it catches up. */
-const MAX_BEHIND = 16 * 1_048_576;
-const MAX_DELAY_MS = 1_000;
-
-/** How many bytes the tap reads at a time, so that traffic coming back waits little. */
-const SLICE = 65_536;
-
-/** A line longer than this (1 MiB) is tagged with its size. */
-const LARGE_LINE = 1_048_576;
-
-/** The direction that answers a request sent the other way. */
-const OPPOSITE = { "→": "←", "←": "→" } as const;
-
 /** Exit code for a command that cannot start, as shells use it. */
 const CANNOT_START = 127;
-
-/** The byte "\r", which ends a line that a CRLF ended. */
-const CR = 0x0d;
-
-/** The "\n" that ends each event in the log. */
-const NEWLINE = Buffer.from("\n");
-
-/** The tag of a line on the server's stdout that is not a message. */
-const POLLUTION = "[not JSON-RPC]";
-
-/**
- * The lines a chunk completes, cut at each "\n" byte and without it. The start of a line that
- * has not ended yet waits in `pieces` for the next chunk: only the new chunk is searched, and
- * a line is joined once, so a long line costs linear time.
- */
-function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
-  const lines: Buffer[] = [];
-  let start = 0;
-  let end = chunk.indexOf("\n");
-  while (end !== -1) {
-    const piece = chunk.subarray(start, end);
-    // A line within one chunk is a view of it; only a line cut across chunks is copied.
-    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
-    start = end + 1;
-    end = chunk.indexOf("\n", start);
-  }
-  if (start < chunk.length) pieces.push(chunk.subarray(start));
-  return lines;
-}
 
 /** True for a JSON object or array, whose own keys can be looked up. */
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -168,6 +105,67 @@ function messagesOf(text: string): Message[] {
   const value = attempt((): unknown => JSON.parse(text));
   // An empty batch is no message at all (JSON-RPC 2.0 §6), and classify says so.
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
+}
+
+// ---- The recorder, part 1: the tap, which cuts lines, notes them and pairs them ----
+// The tap owns the start of each stream's line that has not ended yet, and the requests in
+// flight. It turns what crossed into the log's events, and finds the warning wrap prints for
+// a polluted stdout; it does no I/O, and never sees the pipes.
+
+/** What the tap is handed, as it happened and when (performance.now()): in the log's order. */
+type Crossing =
+  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
+  | { kind: "end"; mark: "→" | "←" | "!"; now: number }
+  | { kind: "note"; text: string; now: number };
+
+/** A request still waiting for its response: its method, and when it crossed. */
+type PendingRequest = { method: string; sentAt: number };
+
+/** The tap's state, all of it. */
+type Tap = {
+  /** The start of a line that has not ended yet, for each stream. */
+  pieces: { "→": Buffer[]; "←": Buffer[]; "!": Buffer[] };
+  /** Requests in flight under their direction and id, until a response the other way. */
+  pending: Map<string, PendingRequest>;
+  /** Whether a line on the server's stdout was not JSON-RPC: wrap warns of the first only. */
+  polluted: boolean;
+  /** Warnings the tap found for wrap's stderr, until the log writer prints them. */
+  warnings: string[];
+};
+
+/** A line longer than this (1 MiB) is tagged with its size. */
+const LARGE_LINE = 1_048_576;
+
+/** The direction that answers a request sent the other way. */
+const OPPOSITE = { "→": "←", "←": "→" } as const;
+
+/** The byte "\r", which ends a line that a CRLF ended. */
+const CR = 0x0d;
+
+/** The "\n" that ends each event in the log. */
+const NEWLINE = Buffer.from("\n");
+
+/** The tag of a line on the server's stdout that is not a message. */
+const POLLUTION = "[not JSON-RPC]";
+
+/**
+ * The lines a chunk completes, cut at each "\n" byte and without it. The start of a line that
+ * has not ended yet waits in `pieces` for the next chunk: only the new chunk is searched, and
+ * a line is joined once, so a long line costs linear time.
+ */
+function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
+  let start = 0;
+  let end = chunk.indexOf("\n");
+  while (end !== -1) {
+    const piece = chunk.subarray(start, end);
+    // A line within one chunk is a view of it; only a line cut across chunks is copied.
+    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
+    start = end + 1;
+    end = chunk.indexOf("\n", start);
+  }
+  if (start < chunk.length) pieces.push(chunk.subarray(start));
+  return lines;
 }
 
 /**
@@ -214,7 +212,153 @@ function pollutionWarning(line: Buffer): string {
     "wrap: MCP clients skip such a line or close the connection; a server logs to stderr\n";
 }
 
-// ---- The recorder's I/O: start the server, pipe the bytes, tap the lines, pass on the end ----
+/** A tap that has seen nothing yet. */
+function newTap(): Tap {
+  const pieces: Tap["pieces"] = { "→": [], "←": [], "!": [] };
+  return { pieces, pending: new Map(), polluted: false, warnings: [] };
+}
+
+/** One line's event: its time, mark and notes, then the line's bytes as they are. */
+function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Buffer, time: string, now: number) {
+  const notes = mark === "!" ? [] : annotate(tap.pending, mark, line, now);
+  if (!tap.polluted && notes.includes(POLLUTION)) {
+    tap.polluted = true;
+    tap.warnings.push(pollutionWarning(line));
+  }
+  return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
+}
+
+/** The log's events for one crossing: one per line, or one for a note of wrap's own. */
+function eventsOf(tap: Tap, crossing: Crossing): Buffer[] {
+  const time = new Date(performance.timeOrigin + crossing.now).toISOString();
+  if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}\n`)];
+  const { mark, now } = crossing;
+  const waiting: Buffer[] = tap.pieces[mark];
+  const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
+  // A last line without "\n" is still a line.
+  if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
+  return lines.flatMap((line) => lineEvent(tap, mark, line, time, now));
+}
+
+/** wrap's notes for the requests still in flight at `now`, each with how long it waited. */
+function unansweredNotes(tap: Tap, now: number): string[] {
+  return Array.from(tap.pending, ([key, request]) => {
+    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+    return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
+  });
+}
+
+// ---- The recorder, part 2: the log writer, which waits for quiet pipes ----
+// The log writer owns the log file and what the tap has not read yet. It hands the tap what
+// crossed only when the pipes have been quiet for QUIET_MS, or it is too far or too long
+// behind them, and writes each catch-up's events in one write.
+
+/** The log writer's state, all of it. */
+type LogWriter = {
+  /** The log file, opened for appending. */
+  log: WriteStream;
+  /** The tap that turns what crossed into the log's events. */
+  tap: Tap;
+  /** What the tap has not read yet, oldest first. */
+  unread: Crossing[];
+  /** How many bytes of chunks `unread` holds. */
+  behind: number;
+};
+
+/**
+ * How long the pipes must be quiet before the tap catches up with them: pairing and tagging
+ * cost about a microsecond a line, which a burst of traffic should not wait for.
+ */
+const QUIET_MS = 25;
+
+/** How far the tap may fall behind the traffic, in bytes and in time, before it catches up. */
+const MAX_BEHIND = 16 * 1_048_576;
+const MAX_DELAY_MS = 1_000;
+
+/** How many bytes the tap reads at a time, so that traffic coming back waits little. */
+const SLICE = 65_536;
+
+/** Opens the log to append to; a write that fails is reported once, and traffic still flows. */
+function openLog(logPath: string): LogWriter {
+  // A new log is private (0600): it holds every message, and messages can hold secrets.
+  const log = createWriteStream(logPath, { flags: "a", mode: 0o600 });
+  log.on("error", (error) => {
+    const what = `wrap: cannot write log ${logPath}: ${error.message}`;
+    process.stderr.write(`${what}; traffic still flows\n`);
+  });
+  return { log, tap: newTap(), unread: [], behind: 0 };
+}
+
+/** Keeps what crossed for the tap; the first of a batch sets the writer's clock going. */
+function logLater(writer: LogWriter, crossing: Crossing): void {
+  if (writer.unread.length === 0) setTimeout(whenQuiet, QUIET_MS, writer);
+  writer.unread.push(crossing);
+  if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
+}
+
+/** Logs one of wrap's own events, after every line that crossed before it. */
+function note(writer: LogWriter, text: string): void {
+  logLater(writer, { kind: "note", text, now: performance.now() });
+}
+
+/** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
+function whenQuiet(writer: LogWriter): void {
+  const { unread } = writer;
+  const now = performance.now();
+  // The newest crossing (a note too) tells when anything last crossed; the oldest, how late
+  // the log is.
+  const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
+  const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
+  const due = quiet || late || writer.behind > MAX_BEHIND;
+  if (due) catchUp(writer, SLICE);
+  if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+}
+
+/** Hands the tap what waits for it, up to `bytes` of chunks, and logs that in one write. */
+function catchUp(writer: LogWriter, bytes: number): void {
+  const { log, tap, unread } = writer;
+  let count = 0;
+  let read = 0;
+  while (count < unread.length && read < bytes) {
+    const crossing = unread[count];
+    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
+    count += 1;
+  }
+  writer.behind -= read;
+  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
+  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
+  if (log.writable && events.length > 0) log.write(Buffer.concat(events));
+}
+
+/**
+ * Logs everything still unread, the requests left unanswered and a last event, and ends the
+ * log; resolves once it is written, rejects when it cannot be.
+ */
+function closeLog(writer: LogWriter, last: string): Promise<void> {
+  // Catch up before reading the requests in flight: a response not read yet would be listed.
+  catchUp(writer, Infinity);
+  for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
+  note(writer, last);
+  catchUp(writer, Infinity);
+  return finished(writer.log.end());
+}
+
+// ---- The recorder, part 3: the plumbing, which starts the server and ends wrap ----
+// The plumbing owns the server's process and wrap's own stdio and signals. It relays the
+// bytes as they are and hands the log writer a copy, passes the end of input and signals on,
+// stops the server when the client is gone, and exits as the server exited.
+
+/** The plumbing's state: the server's command, its process, and the writer of its log. */
+type Plumbing = { command: string; child: ChildProcessWithoutNullStreams; writer: LogWriter };
+
+/**
+ * How long a server may outlive a signal passed on before it gets SIGKILL: less than the 2 s
+ * that the SDK's stdio client waits between its SIGTERM and its SIGKILL.
+ */
+const KILL_AFTER_MS = 1_000;
+
+/** How often wrap looks whether its parent, the client, is still there. */
+const PARENT_CHECK_MS = 500;
 
 /**
  * Starts a command. spawn reports most failures by an "error" event, which the caller handles,
@@ -230,150 +374,58 @@ function spawned<T>(command: string, start: () => T): T {
   }
 }
 
-/** Runs the recorder: starts the server, relays its stdio and records every line to the log. */
-function proxy(command: string, args: readonly string[], logPath: string): void {
-  // A new log is private (0600): it holds every message, and messages can hold secrets.
-  const log = createWriteStream(logPath, { flags: "a", mode: 0o600 });
-  log.on("error", (error) => {
-    const what = `wrap: cannot write log ${logPath}: ${error.message}`;
-    process.stderr.write(`${what}; traffic still flows\n`);
+/** Passes a stream's bytes on untouched, and hands each chunk to the log writer as well. */
+function relay(
+  plumbing: Plumbing, from: NodeJS.ReadableStream, to: NodeJS.WritableStream,
+  mark: "→" | "←" | "!", end: boolean,
+): void {
+  const { writer } = plumbing;
+  // The pipe is set up first, so each chunk is passed on before the tap is handed it.
+  from.pipe(to, { end });
+  from.on("data", (chunk: Buffer) => {
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
   });
-  const pending = new Map<string, PendingRequest>();
-  // What the tap has not read yet, oldest first, and how many bytes of chunks that is.
-  const unread: Crossing[] = [];
-  let behind = 0;
-  // The start of a line that has not ended yet, for each stream.
-  const pieces = { "→": [], "←": [], "!": [] } satisfies Record<string, Buffer[]>;
-  let warned = false;
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
+  // every line.
+  to.on("error", (error: Error) => {
+    note(writer, `cannot pass ${mark} on: ${error.message}`);
+    from.resume();
+    if (mark === "←") stop(plumbing, "SIGTERM", "the client is gone: wrap's stdout is closed");
+  });
+}
 
-  /** Hands the tap what crossed, with when; the first of a batch sets the tap's clock going. */
-  function tap(crossing: Crossing): void {
-    if (unread.length === 0) setTimeout(whenQuiet, QUIET_MS);
-    unread.push(crossing);
-    if (crossing.kind === "chunk") behind += crossing.chunk.length;
-  }
+/** Sends the server a signal, and SIGKILL if it still runs a moment later. */
+function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
+  const { child, writer } = plumbing;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  note(writer, `${why}: sending ${signal}`);
+  child.kill(signal);
+  if (signal === "SIGKILL") return;
+  const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
+  setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
+}
 
-  /** Logs one of wrap's own events, after every line that crossed before it. */
-  function note(text: string): void {
-    tap({ kind: "note", text, now: performance.now() });
-  }
+/** Closes the log with a last event, waits for it and for wrap's stdout, and exits. */
+async function finish(plumbing: Plumbing, code: number, last: string): Promise<void> {
+  const written = closeLog(plumbing.writer, last);
+  // Settled either way: a failed log or a gone client has nothing left to flush. stdout is
+  // waited for by a write's callback, which comes once every earlier byte is written: on a
+  // terminal stdout's "finish" never comes, and wrap would exit 0, late, whatever happened.
+  const flushed = new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  await Promise.allSettled([written, flushed]);
+  process.exit(code);
+}
 
-  /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
-  function whenQuiet(): void {
-    const now = performance.now();
-    // The newest crossing (a note too) tells when anything last crossed; the oldest, how late
-    // the log is.
-    const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
-    const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
-    const due = quiet || late || behind > MAX_BEHIND;
-    if (due) catchUp(SLICE);
-    if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS);
-  }
-
-  /** Reads what waits for the tap, up to `bytes` of chunks, and logs it in one write. */
-  function catchUp(bytes: number): void {
-    let count = 0;
-    let read = 0;
-    while (count < unread.length && read < bytes) {
-      const crossing = unread[count];
-      read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
-      count += 1;
-    }
-    behind -= read;
-    const events = unread.splice(0, count).flatMap(eventsOf);
-    if (log.writable && events.length > 0) log.write(Buffer.concat(events));
-  }
-
-  /** The log's events for one crossing: one per line, the line's bytes as they are. */
-  function eventsOf(crossing: Crossing): Buffer[] {
-    const time = new Date(performance.timeOrigin + crossing.now).toISOString();
-    if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}\n`)];
-    const { mark, now } = crossing;
-    const waiting: Buffer[] = pieces[mark];
-    const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
-    // A last line without "\n" is still a line.
-    if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
-    return lines.flatMap((line) => {
-      const notes = mark === "!" ? [] : annotate(pending, mark, line, now);
-      if (!warned && notes.includes(POLLUTION)) {
-        warned = true;
-        process.stderr.write(pollutionWarning(line));
-      }
-      return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
-    });
-  }
-
-  /** Passes a stream's bytes on untouched, and hands each chunk to the tap as well. */
-  function relay(
-    from: NodeJS.ReadableStream, to: NodeJS.WritableStream, mark: "→" | "←" | "!", end: boolean,
-  ): void {
-    // The pipe is set up first, so each chunk is passed on before the tap is handed it.
-    from.pipe(to, { end });
-    from.on("data", (chunk: Buffer) => tap({ kind: "chunk", mark, chunk, now: performance.now() }));
-    from.on("end", () => tap({ kind: "end", mark, now: performance.now() }));
-    // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
-    // every line.
-    to.on("error", (error: Error) => {
-      note(`cannot pass ${mark} on: ${error.message}`);
-      from.resume();
-      if (mark === "←") stop("SIGTERM", "the client is gone: wrap's stdout is closed");
-    });
-  }
-
-  /** Sends the server a signal, and SIGKILL if it still runs a moment later. */
-  function stop(signal: NodeJS.Signals, why: string): void {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    note(`${why}: sending ${signal}`);
-    child.kill(signal);
-    if (signal === "SIGKILL") return;
-    const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
-    setTimeout(() => stop("SIGKILL", still), KILL_AFTER_MS);
-  }
-
-  /** Logs the requests left unanswered and the last event, writes the log, and exits. */
-  async function finish(code: number, last: string): Promise<void> {
-    // Catch up before reading `pending`: a response not read yet would be listed.
-    catchUp(Infinity);
-    const now = performance.now();
-    for (const [key, request] of pending) {
-      const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-      note(`unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
-    }
-    note(last);
-    catchUp(Infinity);
-    // Settled either way: a failed log or a gone client has nothing left to flush. stdout is
-    // waited for by a write's callback, which comes once every earlier byte is written: on a
-    // terminal stdout's "finish" never comes, and wrap would exit 0, late, whatever happened.
-    const flushed = new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-    await Promise.allSettled([finished(log.end()), flushed]);
-    process.exit(code);
-  }
-
-  const child = spawned(command, () => spawn(command, args, { stdio: "pipe" }));
-  if (child.pid !== undefined) note(`start pid ${child.pid}: ${[command, ...args].join(" ")}`);
+/** Ends wrap as the server ended: a failed start, an exit code, or a signal. */
+function watchServer(plumbing: Plumbing): void {
+  const { command, child } = plumbing;
   child.on("error", (error) => {
     // Only a failed start leaves no pid. It is the user's to fix, so one plain line and no stack.
     if (child.pid !== undefined) return;
     process.stderr.write(`wrap: cannot start ${command}: ${error.message}\n`);
-    void finish(CANNOT_START, `cannot start ${command}: ${error.message}`);
+    void finish(plumbing, CANNOT_START, `cannot start ${command}: ${error.message}`);
   });
-  relay(process.stdin, child.stdin, "→", true);
-  relay(child.stdout, process.stdout, "←", true);
-  relay(child.stderr, process.stderr, "!", false);
-
-  // The end of input is the client's first step of a shutdown; the next are its own.
-  process.stdin.on("end", () => note("end of input"));
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.on(signal, () => stop(signal, `received ${signal}`));
-  }
-  // A client that exits without a signal leaves wrap to its parent's parent (often init).
-  const parent = process.ppid;
-  const watch = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(watch);
-    stop("SIGTERM", `the client is gone: its pid ${parent} exited`);
-  }, PARENT_CHECK_MS);
-  watch.unref();
   // A process the server started may hold its pipes open; wait for them no longer than the
   // grace period.
   child.on("exit", () => {
@@ -385,9 +437,41 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   child.on("close", (code, signal) => {
     if (child.pid === undefined) return; // A failed start was reported by "error".
     // A signal's end is reported as shells do: 128 + its number.
-    if (signal === null) void finish(code ?? 0, `exit code ${code}`);
-    else void finish(128 + constants.signals[signal], `exit signal ${signal}`);
+    if (signal === null) void finish(plumbing, code ?? 0, `exit code ${code}`);
+    else void finish(plumbing, 128 + constants.signals[signal], `exit signal ${signal}`);
   });
+}
+
+/** Passes the client's end of input and signals on, and stops the server when it is gone. */
+function watchClient(plumbing: Plumbing): void {
+  // The end of input is the client's first step of a shutdown; the next are its own.
+  process.stdin.on("end", () => note(plumbing.writer, "end of input"));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => stop(plumbing, signal, `received ${signal}`));
+  }
+  // A client that exits without a signal leaves wrap to its parent's parent (often init).
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop(plumbing, "SIGTERM", `the client is gone: its pid ${parent} exited`);
+  }, PARENT_CHECK_MS);
+  watch.unref();
+}
+
+/** Runs the recorder: starts the server, relays its stdio and records every line to the log. */
+function proxy(command: string, args: readonly string[], logPath: string): void {
+  const writer = openLog(logPath);
+  const child = spawned(command, () => spawn(command, args, { stdio: "pipe" }));
+  const plumbing = { command, child, writer };
+  const commandLine = [command, ...args].join(" ");
+  if (child.pid !== undefined) note(writer, `start pid ${child.pid}: ${commandLine}`);
+  watchServer(plumbing);
+  relay(plumbing, process.stdin, child.stdin, "→", true);
+  relay(plumbing, child.stdout, process.stdout, "←", true);
+  relay(plumbing, child.stderr, process.stderr, "!", false);
+  // Registered after the relays, so that the log has stdin's last line before "end of input".
+  watchClient(plumbing);
 }
 
 // ---- Readers: one parser of wire.log, shared by diagram, replay and redact ----

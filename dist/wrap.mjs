@@ -14,31 +14,7 @@ import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 var PIPES_GRACE_MS = 2e3;
-var KILL_AFTER_MS = 1e3;
-var PARENT_CHECK_MS = 500;
-var QUIET_MS = 25;
-var MAX_BEHIND = 16 * 1048576;
-var MAX_DELAY_MS = 1e3;
-var SLICE = 65536;
-var LARGE_LINE = 1048576;
-var OPPOSITE = { "→": "←", "←": "→" };
 var CANNOT_START = 127;
-var CR = 13;
-var NEWLINE = Buffer.from("\n");
-var POLLUTION = "[not JSON-RPC]";
-function splitLines(pieces, chunk) {
-  const lines = [];
-  let start = 0;
-  let end = chunk.indexOf("\n");
-  while (end !== -1) {
-    const piece = chunk.subarray(start, end);
-    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
-    start = end + 1;
-    end = chunk.indexOf("\n", start);
-  }
-  if (start < chunk.length) pieces.push(chunk.subarray(start));
-  return lines;
-}
 function isRecord(value) {
   return typeof value === "object" && value !== null;
 }
@@ -64,6 +40,24 @@ function attempt(run) {
 function messagesOf(text) {
   const value = attempt(() => JSON.parse(text));
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
+}
+var LARGE_LINE = 1048576;
+var OPPOSITE = { "→": "←", "←": "→" };
+var CR = 13;
+var NEWLINE = Buffer.from("\n");
+var POLLUTION = "[not JSON-RPC]";
+function splitLines(pieces, chunk) {
+  const lines = [];
+  let start = 0;
+  let end = chunk.indexOf("\n");
+  while (end !== -1) {
+    const piece = chunk.subarray(start, end);
+    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
+    start = end + 1;
+    end = chunk.indexOf("\n", start);
+  }
+  if (start < chunk.length) pieces.push(chunk.subarray(start));
+  return lines;
 }
 function annotate(pending, mark, line, now) {
   const tags = /* @__PURE__ */ new Set();
@@ -95,6 +89,87 @@ function pollutionWarning(line) {
 wrap: MCP clients skip such a line or close the connection; a server logs to stderr
 `;
 }
+function newTap() {
+  const pieces = { "→": [], "←": [], "!": [] };
+  return { pieces, pending: /* @__PURE__ */ new Map(), polluted: false, warnings: [] };
+}
+function lineEvent(tap, mark, line, time, now) {
+  const notes = mark === "!" ? [] : annotate(tap.pending, mark, line, now);
+  if (!tap.polluted && notes.includes(POLLUTION)) {
+    tap.polluted = true;
+    tap.warnings.push(pollutionWarning(line));
+  }
+  return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
+}
+function eventsOf(tap, crossing) {
+  const time = new Date(performance.timeOrigin + crossing.now).toISOString();
+  if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}
+`)];
+  const { mark, now } = crossing;
+  const waiting = tap.pieces[mark];
+  const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
+  if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
+  return lines.flatMap((line) => lineEvent(tap, mark, line, time, now));
+}
+function unansweredNotes(tap, now) {
+  return Array.from(tap.pending, ([key, request]) => {
+    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+    return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
+  });
+}
+var QUIET_MS = 25;
+var MAX_BEHIND = 16 * 1048576;
+var MAX_DELAY_MS = 1e3;
+var SLICE = 65536;
+function openLog(logPath2) {
+  const log = createWriteStream(logPath2, { flags: "a", mode: 384 });
+  log.on("error", (error) => {
+    const what = `wrap: cannot write log ${logPath2}: ${error.message}`;
+    process.stderr.write(`${what}; traffic still flows
+`);
+  });
+  return { log, tap: newTap(), unread: [], behind: 0 };
+}
+function logLater(writer, crossing) {
+  if (writer.unread.length === 0) setTimeout(whenQuiet, QUIET_MS, writer);
+  writer.unread.push(crossing);
+  if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
+}
+function note(writer, text) {
+  logLater(writer, { kind: "note", text, now: performance.now() });
+}
+function whenQuiet(writer) {
+  const { unread } = writer;
+  const now = performance.now();
+  const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
+  const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
+  const due = quiet || late || writer.behind > MAX_BEHIND;
+  if (due) catchUp(writer, SLICE);
+  if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+}
+function catchUp(writer, bytes) {
+  const { log, tap, unread } = writer;
+  let count = 0;
+  let read = 0;
+  while (count < unread.length && read < bytes) {
+    const crossing = unread[count];
+    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
+    count += 1;
+  }
+  writer.behind -= read;
+  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
+  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
+  if (log.writable && events.length > 0) log.write(Buffer.concat(events));
+}
+function closeLog(writer, last) {
+  catchUp(writer, Infinity);
+  for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
+  note(writer, last);
+  catchUp(writer, Infinity);
+  return finished(writer.log.end());
+}
+var KILL_AFTER_MS = 1e3;
+var PARENT_CHECK_MS = 500;
 function spawned(command2, start) {
   try {
     return start();
@@ -105,116 +180,42 @@ function spawned(command2, start) {
     process.exit(CANNOT_START);
   }
 }
-function proxy(command2, args2, logPath2) {
-  const log = createWriteStream(logPath2, { flags: "a", mode: 384 });
-  log.on("error", (error) => {
-    const what = `wrap: cannot write log ${logPath2}: ${error.message}`;
-    process.stderr.write(`${what}; traffic still flows
-`);
+function relay(plumbing, from, to, mark, end) {
+  const { writer } = plumbing;
+  from.pipe(to, { end });
+  from.on("data", (chunk) => {
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
   });
-  const pending = /* @__PURE__ */ new Map();
-  const unread = [];
-  let behind = 0;
-  const pieces = { "→": [], "←": [], "!": [] };
-  let warned = false;
-  function tap(crossing) {
-    if (unread.length === 0) setTimeout(whenQuiet, QUIET_MS);
-    unread.push(crossing);
-    if (crossing.kind === "chunk") behind += crossing.chunk.length;
-  }
-  function note(text) {
-    tap({ kind: "note", text, now: performance.now() });
-  }
-  function whenQuiet() {
-    const now = performance.now();
-    const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
-    const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
-    const due = quiet || late || behind > MAX_BEHIND;
-    if (due) catchUp(SLICE);
-    if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS);
-  }
-  function catchUp(bytes) {
-    let count = 0;
-    let read = 0;
-    while (count < unread.length && read < bytes) {
-      const crossing = unread[count];
-      read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
-      count += 1;
-    }
-    behind -= read;
-    const events = unread.splice(0, count).flatMap(eventsOf);
-    if (log.writable && events.length > 0) log.write(Buffer.concat(events));
-  }
-  function eventsOf(crossing) {
-    const time = new Date(performance.timeOrigin + crossing.now).toISOString();
-    if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}
-`)];
-    const { mark, now } = crossing;
-    const waiting = pieces[mark];
-    const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
-    if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
-    return lines.flatMap((line) => {
-      const notes = mark === "!" ? [] : annotate(pending, mark, line, now);
-      if (!warned && notes.includes(POLLUTION)) {
-        warned = true;
-        process.stderr.write(pollutionWarning(line));
-      }
-      return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
-    });
-  }
-  function relay(from, to, mark, end) {
-    from.pipe(to, { end });
-    from.on("data", (chunk) => tap({ kind: "chunk", mark, chunk, now: performance.now() }));
-    from.on("end", () => tap({ kind: "end", mark, now: performance.now() }));
-    to.on("error", (error) => {
-      note(`cannot pass ${mark} on: ${error.message}`);
-      from.resume();
-      if (mark === "←") stop("SIGTERM", "the client is gone: wrap's stdout is closed");
-    });
-  }
-  function stop(signal, why) {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    note(`${why}: sending ${signal}`);
-    child.kill(signal);
-    if (signal === "SIGKILL") return;
-    const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
-    setTimeout(() => stop("SIGKILL", still), KILL_AFTER_MS);
-  }
-  async function finish(code, last) {
-    catchUp(Infinity);
-    const now = performance.now();
-    for (const [key, request] of pending) {
-      const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-      note(`unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
-    }
-    note(last);
-    catchUp(Infinity);
-    const flushed = new Promise((resolve) => process.stdout.write("", () => resolve()));
-    await Promise.allSettled([finished(log.end()), flushed]);
-    process.exit(code);
-  }
-  const child = spawned(command2, () => spawn(command2, args2, { stdio: "pipe" }));
-  if (child.pid !== void 0) note(`start pid ${child.pid}: ${[command2, ...args2].join(" ")}`);
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  to.on("error", (error) => {
+    note(writer, `cannot pass ${mark} on: ${error.message}`);
+    from.resume();
+    if (mark === "←") stop(plumbing, "SIGTERM", "the client is gone: wrap's stdout is closed");
+  });
+}
+function stop(plumbing, signal, why) {
+  const { child, writer } = plumbing;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  note(writer, `${why}: sending ${signal}`);
+  child.kill(signal);
+  if (signal === "SIGKILL") return;
+  const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
+  setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
+}
+async function finish(plumbing, code, last) {
+  const written = closeLog(plumbing.writer, last);
+  const flushed = new Promise((resolve) => process.stdout.write("", () => resolve()));
+  await Promise.allSettled([written, flushed]);
+  process.exit(code);
+}
+function watchServer(plumbing) {
+  const { command: command2, child } = plumbing;
   child.on("error", (error) => {
     if (child.pid !== void 0) return;
     process.stderr.write(`wrap: cannot start ${command2}: ${error.message}
 `);
-    void finish(CANNOT_START, `cannot start ${command2}: ${error.message}`);
+    void finish(plumbing, CANNOT_START, `cannot start ${command2}: ${error.message}`);
   });
-  relay(process.stdin, child.stdin, "→", true);
-  relay(child.stdout, process.stdout, "←", true);
-  relay(child.stderr, process.stderr, "!", false);
-  process.stdin.on("end", () => note("end of input"));
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-    process.on(signal, () => stop(signal, `received ${signal}`));
-  }
-  const parent = process.ppid;
-  const watch = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(watch);
-    stop("SIGTERM", `the client is gone: its pid ${parent} exited`);
-  }, PARENT_CHECK_MS);
-  watch.unref();
   child.on("exit", () => {
     setTimeout(() => {
       child.stdout.push(null);
@@ -223,9 +224,34 @@ function proxy(command2, args2, logPath2) {
   });
   child.on("close", (code, signal) => {
     if (child.pid === void 0) return;
-    if (signal === null) void finish(code ?? 0, `exit code ${code}`);
-    else void finish(128 + constants.signals[signal], `exit signal ${signal}`);
+    if (signal === null) void finish(plumbing, code ?? 0, `exit code ${code}`);
+    else void finish(plumbing, 128 + constants.signals[signal], `exit signal ${signal}`);
   });
+}
+function watchClient(plumbing) {
+  process.stdin.on("end", () => note(plumbing.writer, "end of input"));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => stop(plumbing, signal, `received ${signal}`));
+  }
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop(plumbing, "SIGTERM", `the client is gone: its pid ${parent} exited`);
+  }, PARENT_CHECK_MS);
+  watch.unref();
+}
+function proxy(command2, args2, logPath2) {
+  const writer = openLog(logPath2);
+  const child = spawned(command2, () => spawn(command2, args2, { stdio: "pipe" }));
+  const plumbing = { command: command2, child, writer };
+  const commandLine = [command2, ...args2].join(" ");
+  if (child.pid !== void 0) note(writer, `start pid ${child.pid}: ${commandLine}`);
+  watchServer(plumbing);
+  relay(plumbing, process.stdin, child.stdin, "→", true);
+  relay(plumbing, child.stdout, process.stdout, "←", true);
+  relay(plumbing, child.stderr, process.stderr, "!", false);
+  watchClient(plumbing);
 }
 var MARKS = ["→", "←", "!", "#"];
 var EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` + [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"].map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));

@@ -4,6 +4,8 @@
  * 12 (the newest). A parse error fails the test. Mermaid loads from this folder's node_modules
  * and nothing leaves the machine. Run by .ci/run after `npm ci --prefix tests/browser`:
  *   node --import tsx --test tests/browser/render.test.ts
+ * One session is recorded for the run, with server-everything through wrap, so it needs
+ * `npm ci --prefix tests/everything` too (tests/fixtures/everything-session.ts).
  * RENDER_SCREENSHOT=FILE saves a picture of the eventful session, to look at by eye.
  */
 import { after, before, test } from "node:test";
@@ -14,6 +16,7 @@ import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { mermaidBlocks, root, run, wrapPath } from "../helpers.ts";
 import { sessions } from "../fixtures/wire-logs.ts";
+import { recordSession } from "../fixtures/everything-session.ts";
 
 const LIMIT = { timeout: 120_000 };
 const modules = join(import.meta.dirname, "node_modules");
@@ -25,6 +28,8 @@ const RENDERERS = {
 
 const profile = mkdtempSync(join(tmpdir(), "render-test-"));
 let context: BrowserContext | undefined;
+/** The log of a session with server-everything: progress, and the server's own requests. */
+let everythingLog: string | undefined;
 
 before(async () => {
   context = await chromium.launchPersistentContext(join(profile, "user-data"), {
@@ -35,6 +40,8 @@ before(async () => {
   });
   // Nothing may leave the machine: every request the page makes is refused.
   await context.route("**/*", (route) => route.abort());
+  const { logPath } = await recordSession(mkdtempSync(join(profile, "everything-")), true);
+  everythingLog = readFileSync(logPath, "utf8");
 });
 after(async () => {
   await context?.close();
@@ -92,7 +99,9 @@ for (const [version, script] of Object.entries(RENDERERS)) {
   test(`every block of every fixture session, and of the READMEs, renders in Mermaid ${version}`, LIMIT, async () => {
     const page = await pageWith(script);
     let index = 0;
-    const sources = Object.entries(sessions).map(async ([name, log]) => [name, await diagramBlocks(log)] as const);
+    if (everythingLog === undefined) throw new Error("the server-everything session was not recorded");
+    const logs = { ...sessions, "server-everything, recorded": everythingLog };
+    const sources = Object.entries(logs).map(async ([name, log]) => [name, await diagramBlocks(log)] as const);
     for (const [name, blocks] of [...await Promise.all(sources), ["the READMEs", readmeBlocks()] as const]) {
       assert.ok(blocks.length > 0, name);
       for (const block of blocks) {
