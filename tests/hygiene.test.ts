@@ -4,14 +4,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, wrapPath } from "./helpers.ts";
+import { run, wrapPath, tempFolder } from "./helpers.ts";
 
 /** A server that writes the given bytes to stdout, then echoes stdin until it ends. */
 function serverWriting(bytes: Buffer): string {
-  const folder = mkdtempSync(join(tmpdir(), "hygiene-"));
+  const folder = tempFolder("hygiene-");
   const path = join(folder, "server.mjs");
   writeFileSync(path, `process.stdout.write(Buffer.from(${JSON.stringify(bytes.toString("base64"))},
     "base64")); process.stdin.resume();\n`);
@@ -20,7 +19,7 @@ function serverWriting(bytes: Buffer): string {
 
 /** Runs wrap around a server that writes `output`, with `input` from the client; returns the log. */
 async function logOf(output: Buffer, input: string) {
-  const logPath = join(mkdtempSync(join(tmpdir(), "hygiene-log-")), "wire.log");
+  const logPath = join(tempFolder("hygiene-log-"), "wire.log");
   const finished = await run(process.execPath,
     [wrapPath, "--log", logPath, "--", process.execPath, serverWriting(output)], input);
   const events = readFileSync(logPath, "utf8").split("\n")

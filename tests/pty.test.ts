@@ -8,10 +8,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { wrapPath } from "./helpers.ts";
+import { wrapPath, tempFolder } from "./helpers.ts";
 
 /** A server as a line of shell: node running one line of JavaScript. */
 function server(script: string): string {
@@ -22,7 +21,7 @@ function server(script: string): string {
  * the terminal saw it. With `typed`, that text is typed into the terminal once wrap has started
  * the server; without, wrap's stdin is /dev/null, so the input ends at once. */
 async function inTerminal(serverLine: string, typed?: string): Promise<number | null> {
-  const logPath = join(mkdtempSync(join(tmpdir(), "pty-")), "wire.log");
+  const logPath = join(tempFolder("pty-"), "wire.log");
   const redirect = typed === undefined ? " </dev/null" : "";
   const line = `${process.execPath} ${wrapPath} --log ${logPath} -- ${serverLine}${redirect}`;
   // -e: script exits with the status of the command it ran; -q: no banner; -f: flush at once.

@@ -34,10 +34,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lines, root, run, runServer, start, wrapPath } from "./helpers.ts";
+import { lines, root, run, runServer, start, wrapPath, tempFolder } from "./helpers.ts";
 
 /** One line a reader sends, and every line the server prints in reply to it. */
 interface Exchange {
@@ -207,7 +206,7 @@ async function replay(exchanges: readonly Exchange[]): Promise<{ exchanges: Exch
 
 /** Runs an excerpt's session through dist/wrap.mjs and returns the log wrap wrote. */
 async function rerecord(excerpt: readonly string[]): Promise<string[]> {
-  const logPath = join(mkdtempSync(join(tmpdir(), "readme-wire-")), "wire.log");
+  const logPath = join(tempFolder("readme-wire-"), "wire.log");
   const [command = "", ...args] = commandOf(excerpt[0] ?? "");
   const { child, finish, output } = start(process.execPath, [wrapPath, "--log", logPath, "--", command, ...args]);
   let expected = 0;
@@ -282,7 +281,7 @@ test("both READMEs give the test command that .ci/run runs", () => {
 });
 
 test("each README's Claude Code diagram is what wrap diagram draws from the log shown above it", async () => {
-  const folder = mkdtempSync(join(tmpdir(), "readme-diagram-"));
+  const folder = tempFolder("readme-diagram-");
   for (const file of READMES) {
     const session = excerptsOf(file).find(({ log }) => log.some((text) => text.includes('"claude-code"')));
     assert.ok(session !== undefined, `${file} shows no Claude Code log`);

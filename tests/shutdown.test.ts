@@ -4,14 +4,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, start, wrapPath } from "./helpers.ts";
+import { run, start, wrapPath, tempFolder } from "./helpers.ts";
 
 /** A fresh log path. */
 function logPath(): string {
-  return join(mkdtempSync(join(tmpdir(), "shutdown-")), "wire.log");
+  return join(tempFolder("shutdown-"), "wire.log");
 }
 
 test("a server that answers 3 s after the end of input gets its answer through and exits 0",
