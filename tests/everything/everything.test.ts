@@ -14,12 +14,12 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mermaidBlocks, run, wrapPath } from "../helpers.ts";
 import {
-  everythingCommand, LONG_RUN, recordSession, ROOT, ROOTS_TOOL, SAMPLED, SAMPLING_TOOL,
+  everythingCommand, everythingPath, LONG_RUN, recordSession, ROOT, ROOTS_TOOL, SAMPLED, SAMPLING_TOOL,
   type Recorded,
 } from "../fixtures/everything-session.ts";
 
@@ -49,6 +49,9 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const sessions = new Map<"full" | "plain", Recorded>();
 before(async () => {
+  if (!existsSync(everythingPath)) {
+    throw new Error("server-everything is missing: run npm ci --prefix tests/everything");
+  }
   const [full, plain] = await Promise.all([
     recordSession(mkdtempSync(join(scratch, "full-")), true),
     recordSession(mkdtempSync(join(scratch, "plain-")), false),
