@@ -313,9 +313,12 @@ function callTool(params: JSONObject, id: RequestId): Served {
   }
 }
 
-/** A handler's failure as the tool error the model reads; its stack goes to our log. */
+/** A handler's failure as the tool error the model reads; its stack goes to our log, but an
+ * abort, how a handler stops when its call is cancelled, is one line. */
 function toolError(name: string, error: unknown): CallToolResult {
-  log(`tool ${show(name)} failed: ${describeError(error)}`);
+  const aborted = error instanceof Error && error.name === "AbortError";
+  const what = aborted ? `stopped: ${error.message}` : `failed: ${describeError(error)}`;
+  log(`tool ${show(name)} ${what}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
 }
 

@@ -137,7 +137,9 @@ function callTool(params, id) {
   }
 }
 function toolError(name, error) {
-  log(`tool ${show(name)} failed: ${describeError(error)}`);
+  const aborted = error instanceof Error && error.name === "AbortError";
+  const what = aborted ? `stopped: ${error.message}` : `failed: ${describeError(error)}`;
+  log(`tool ${show(name)} ${what}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
 }
 function listTools() {

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundle } from "../build.mjs";
-import { lines, root, run, start } from "./helpers.ts";
+import { lines, root, run, start, waitUntil } from "./helpers.ts";
 
 /** The READMEs, and the heading of the section in each. */
 const SECTIONS = { "README.md": "## Add your own tool", "README.ja.md": "## 自分のツールを足す" };
@@ -96,7 +96,8 @@ async function replay(lines: readonly string[]): Promise<{ code: number | null; 
       expected += 1;
       continue;
     }
-    while (server.output().split("\n").length <= expected) await new Promise((go) => setTimeout(go, 10));
+    const answered = () => server.output().split("\n").length > expected;
+    await waitUntil(answered, `${expected} answers before: ${line}`, 20_000);
     server.child.stdin.write(`${line}\n`);
   }
   server.child.stdin.end();

@@ -126,3 +126,13 @@ export function tempFolder(prefix: string): string {
   temporary.add(folder);
   return folder;
 }
+
+/** Resolves once `check()` holds, looking every 5 ms; fails after `limitMs`, naming `what`,
+ * so that a test waiting on a process that never says it cannot hang its file. */
+export async function waitUntil(check: () => boolean, what: string, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((go) => setTimeout(go, 5));
+  }
+}

@@ -10,7 +10,8 @@
  * article's: when the request offers the MCP tool `mcp__json-rpc-study__add` and the last
  * user message holds no tool result yet, the model "decides" to call it with
  * `{"a":100,"b":111}`; when the last user message carries a `tool_result`, it answers with
- * text quoting that result. Any other request gets a short text answer. Every request is
+ * text quoting that result. A test may choose another tool and input (`ToolChoice`), such as
+ * README's slow `wait` tool. Any other request gets a short text answer. Every request is
  * recorded, so a test can read what the model was shown.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -102,12 +103,24 @@ export function lastToolResults(body: unknown): string[] {
   });
 }
 
+/** The tool the model calls when a request offers it, and with what input. */
+export interface ToolChoice {
+  name: string;
+  input: { [key: string]: unknown };
+  /** The tool_use id, passed on to the server as `claudecode/toolUseId`. */
+  id: string;
+}
+
+/** The article's choice: add 100 and 111. */
+const ADD_CHOICE: ToolChoice = { name: ADD_TOOL, input: { ...ADD_INPUT }, id: TOOL_USE_ID };
+
 /** What the model answers to a request: the article's turn, step by step. */
-function answerTo(body: unknown): AnswerBlock[] {
+function answerTo(body: unknown, choice: ToolChoice): AnswerBlock[] {
   const results = lastToolResults(body);
-  if (results.length > 0) return [{ type: "text", text: `The add tool says: ${results.join(" ")}` }];
-  const offersAdd = offeredTools(body).some((tool) => tool.name === ADD_TOOL);
-  if (offersAdd) return [{ type: "tool_use", id: TOOL_USE_ID, name: ADD_TOOL, input: { ...ADD_INPUT } }];
+  const tool = choice.name.split("__").at(-1) ?? choice.name;
+  if (results.length > 0) return [{ type: "text", text: `The ${tool} tool says: ${results.join(" ")}` }];
+  const offered = offeredTools(body).some((tool) => tool.name === choice.name);
+  if (offered) return [{ type: "tool_use", id: choice.id, name: choice.name, input: { ...choice.input } }];
   return [{ type: "text", text: "OK" }];
 }
 
@@ -194,7 +207,7 @@ function sendJson(response: ServerResponse, status: number, value: unknown): voi
 }
 
 /** Starts the stand-in on 127.0.0.1 with a port the system picks. */
-export async function startMessagesApi(): Promise<MessagesApi> {
+export async function startMessagesApi(choice: ToolChoice = ADD_CHOICE): Promise<MessagesApi> {
   const requests: RecordedRequest[] = [];
   let count = 0;
   const server = createServer(async (request, response) => {
@@ -213,7 +226,7 @@ export async function startMessagesApi(): Promise<MessagesApi> {
       sendJson(response, 404, { type: "error", error });
       return;
     }
-    const blocks = answerTo(body);
+    const blocks = answerTo(body, choice);
     const streamed = isObject(body) && body.stream === true;
     if (!streamed) {
       sendJson(response, 200, messageOf(body, id, blocks));
