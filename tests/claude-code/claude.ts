@@ -9,11 +9,10 @@
  * It also reads wrap's wire.log back into events, by mark and by JSON content, so that the
  * tests hold whatever tags or extra `#` events the recorder adds to a line.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { root, start, type Finished } from "../helpers.ts";
+import { root, start, tempFolder, type Finished } from "../helpers.ts";
 
 /** One line of wire.log: its mark, its round-trip time if it is a response, and what it carried. */
 export interface LogEvent {
@@ -136,9 +135,10 @@ export function claudeVersion(): string {
   return versionOf(join(installed, "@anthropic-ai", "claude-code"));
 }
 
-/** A new empty folder for one test: HOME, project folder, logs. */
+/** A new empty folder for one test (HOME, project folder, logs), removed when the test file
+ * ends, pass or fail. */
 export function scratch(label: string): string {
-  return mkdtempSync(join(tmpdir(), `claude-code-${label}-`));
+  return tempFolder(`claude-code-${label}-`);
 }
 
 /** The environment Claude Code runs in: its own HOME, the stand-in's URL, nothing else of ours but PATH. */
