@@ -135,7 +135,8 @@ export function claudeVersion(): string {
   return versionOf(join(installed, "@anthropic-ai", "claude-code"));
 }
 
-/** A new empty folder for one test: HOME, project folder, logs. */
+/** A new empty folder for one test (HOME, project folder, logs), removed when the test file
+ * ends, pass or fail. */
 export function scratch(label: string): string {
   return tempFolder(`claude-code-${label}-`);
 }

@@ -7,12 +7,11 @@
  * then `content_block_start`, `content_block_delta`s and `content_block_stop` per block,
  * then `message_delta` with the stop reason, then `message_stop`), and
  * `POST /v1/messages/count_tokens` for a token count. The script of this stand-in is the
- * article's: when the request offers the MCP tool `mcp__json-rpc-study__add` and the last
- * user message holds no tool result yet, the model "decides" to call it with
- * `{"a":100,"b":111}`; when the last user message carries a `tool_result`, it answers with
- * text quoting that result. A test may choose another tool and input (`ToolChoice`), such as
- * README's slow `wait` tool. Any other request gets a short text answer. Every request is
- * recorded, so a test can read what the model was shown.
+ * article's unless a test gives another: when the request offers the MCP tool
+ * `mcp__json-rpc-study__add` and the last user message holds no tool result yet, the model
+ * "decides" to call it with `{"a":100,"b":111}`; when the last user message carries a
+ * `tool_result`, it answers with text quoting that result. Any other request gets a short
+ * text answer. Every request is recorded, so a test can read what the model was shown.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { once } from "node:events";
@@ -56,6 +55,16 @@ export const ADD_INPUT = { a: 100, b: 111 } as const;
  * passes it on to the server in `_meta` as `claudecode/toolUseId`.
  */
 export const TOOL_USE_ID = "toolu_01JsonRpcStudyAdd100111";
+
+/** The one tool call the model makes: which tool, with what input, under which tool_use id. */
+export interface ToolScript {
+  tool: string;
+  input: { readonly [key: string]: unknown };
+  toolUseId: string;
+}
+
+/** The article's call: add, 100 and 111. */
+export const ADD_SCRIPT: ToolScript = { tool: ADD_TOOL, input: ADD_INPUT, toolUseId: TOOL_USE_ID };
 
 /** The model name the stand-in reports when a request names none. */
 const DEFAULT_MODEL = "claude-stand-in";
@@ -103,24 +112,15 @@ export function lastToolResults(body: unknown): string[] {
   });
 }
 
-/** The tool the model calls when a request offers it, and with what input. */
-export interface ToolChoice {
-  name: string;
-  input: { [key: string]: unknown };
-  /** The tool_use id, passed on to the server as `claudecode/toolUseId`. */
-  id: string;
-}
-
-/** The article's choice: add 100 and 111. */
-const ADD_CHOICE: ToolChoice = { name: ADD_TOOL, input: { ...ADD_INPUT }, id: TOOL_USE_ID };
-
-/** What the model answers to a request: the article's turn, step by step. */
-function answerTo(body: unknown, choice: ToolChoice): AnswerBlock[] {
+/** What the model answers to a request: the script's turn, step by step. */
+function answerTo(body: unknown, script: ToolScript): AnswerBlock[] {
   const results = lastToolResults(body);
-  const tool = choice.name.split("__").at(-1) ?? choice.name;
-  if (results.length > 0) return [{ type: "text", text: `The ${tool} tool says: ${results.join(" ")}` }];
-  const offered = offeredTools(body).some((tool) => tool.name === choice.name);
-  if (offered) return [{ type: "tool_use", id: choice.id, name: choice.name, input: { ...choice.input } }];
+  // The tool's own name is what follows the last "__" of mcp__<server>__<tool>.
+  const named = script.tool.split("__").at(-1);
+  if (results.length > 0) return [{ type: "text", text: `The ${named} tool says: ${results.join(" ")}` }];
+  const offered = offeredTools(body).some((tool) => tool.name === script.tool);
+  const call = { type: "tool_use", id: script.toolUseId, name: script.tool, input: { ...script.input } } as const;
+  if (offered) return [call];
   return [{ type: "text", text: "OK" }];
 }
 
@@ -206,8 +206,8 @@ function sendJson(response: ServerResponse, status: number, value: unknown): voi
   response.end(JSON.stringify(value));
 }
 
-/** Starts the stand-in on 127.0.0.1 with a port the system picks. */
-export async function startMessagesApi(choice: ToolChoice = ADD_CHOICE): Promise<MessagesApi> {
+/** Starts the stand-in on 127.0.0.1 with a port the system picks; its model makes `script`'s call. */
+export async function startMessagesApi(script: ToolScript = ADD_SCRIPT): Promise<MessagesApi> {
   const requests: RecordedRequest[] = [];
   let count = 0;
   const server = createServer(async (request, response) => {
@@ -226,7 +226,7 @@ export async function startMessagesApi(choice: ToolChoice = ADD_CHOICE): Promise
       sendJson(response, 404, { type: "error", error });
       return;
     }
-    const blocks = answerTo(body, choice);
+    const blocks = answerTo(body, script);
     const streamed = isObject(body) && body.stream === true;
     if (!streamed) {
       sendJson(response, 200, messageOf(body, id, blocks));

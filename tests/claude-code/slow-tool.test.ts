@@ -1,22 +1,27 @@
 /**
- * What Claude Code does with a slow tool, for real: README's `wait` tool ("Add your own tool",
- * a long tool that reports progress each second and stops when its signal aborts) is pasted
- * into a copy of server.ts, and the model stand-in asks for a 30-second wait. Claude Code runs
- * with `MCP_TOOL_TIMEOUT=2000`: it gives up after two seconds, whatever progress says, sends
- * `notifications/cancelled`, tells the model the tool timed out, and ends the server.
+ * What Claude Code does with a tool that runs longer than it waits. The model (the stand-in on
+ * loopback, see messages-api.ts) calls README's `wait` tool for 30 seconds, on a server that is
+ * server.ts with that tool pasted in (wait-server.mjs), and Claude Code runs with
+ * `MCP_TOOL_TIMEOUT=2000`:
  *
- *     claude -p "wait 30 seconds" --mcp-config FILE --strict-mcp-config \
+ *     claude -p "Wait 30 seconds with the wait tool" --mcp-config FILE --strict-mcp-config \
  *       --allowedTools mcp__json-rpc-study__wait --output-format json
  *
- * with the server registered through dist/wrap.mjs, so that the test reads the wire. To
- * re-record README's excerpt, set CLAUDE_CODE_EXCERPT to a file, as in session.test.ts.
+ * with the server registered through dist/wrap.mjs (`--log` in a temporary folder). wrap's log
+ * and the requests the model received show the whole story: the call carries a progressToken,
+ * the server reports progress with it, Claude Code gives up after two seconds with
+ * notifications/cancelled, the server stops the handler and never answers, the model is told
+ * the tool timed out, and Claude Code ends the server with SIGINT.
+ *
+ * To re-record README's excerpt, set CLAUDE_CODE_EXCERPT to a file, as for session.test.ts:
+ *
+ *     CLAUDE_CODE_EXCERPT=/tmp/excerpt.txt node --import tsx --test tests/claude-code/slow-tool.test.ts
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bundle } from "../../build.mjs";
-import { root, tempFolder, wrapPath } from "../helpers.ts";
+import { root, wrapPath } from "../helpers.ts";
 import {
   claude,
   forReadme,
@@ -30,116 +35,125 @@ import {
   settledLog,
   type LogEvent,
 } from "./claude.ts";
-import { lastToolResults, startMessagesApi, type MessagesApi } from "./messages-api.ts";
+import { lastToolResults, offeredTools, startMessagesApi, type MessagesApi, type ToolScript } from "./messages-api.ts";
 
-/** The name Claude Code gives the server, and so the tool's. */
+/** The prompt. The stand-in does not read it; it is there for the log and the reader. */
+const PROMPT = "Wait 30 seconds with the wait tool";
+
+/** The name Claude Code gives the server in its config, and so in the tool's name. */
 const SERVER_NAME = "json-rpc-study";
 
-/** The wait tool as the model sees it. */
-const WAIT_TOOL = `mcp__${SERVER_NAME}__wait`;
+/** The call the model makes: far longer than Claude Code waits. */
+const WAIT: ToolScript = {
+  tool: `mcp__${SERVER_NAME}__wait`,
+  input: { seconds: 30 },
+  toolUseId: "toolu_01JsonRpcStudyWait30",
+};
 
-/** Claude Code's tool timeout for this run, in milliseconds. */
-const TOOL_TIMEOUT_MS = "2000";
+/** How long Claude Code waits for a tool, in milliseconds. */
+const TOOL_TIMEOUT_MS = 2000;
 
-/** A fixed tool_use id, so that the recorded session is the same on every run. */
-const WAIT_USE_ID = "toolu_01JsonRpcStudyWait30";
+/** server.ts with README's wait tool, built in memory. */
+const waitServer = join(root, "tests", "claude-code", "wait-server.mjs");
 
-/** The section of README.md with the tool, and the info strings of its blocks. */
-const SECTION = "## Add your own tool";
-
-let api: MessagesApi | undefined;
-let server = "";
-
-/** The body of the first fenced block with this info string in a text. */
-function block(text: string, info: string): string {
-  const found = new RegExp("\\n```" + info + "\\n([\\s\\S]*?)\\n```\\n").exec(text);
-  assert.ok(found?.[1], `no \`\`\`${info} block in README.md`);
-  return found[1];
-}
-
-/** Builds server.ts with README's imports and wait tool pasted in, as the section says. */
-async function buildWaitServer(): Promise<string> {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf(`\n${SECTION}\n`));
-  let source = readFileSync(join(root, "server.ts"), "utf8");
-  const close = source.indexOf("\n];\n", source.indexOf("const TOOLS: Tool[] = ["));
-  source = `${source.slice(0, close)}\n${block(section, "ts wait")}${source.slice(close)}`;
-  const ownImport = 'import process from "node:process";\n';
-  source = source.replace(ownImport, `${ownImport}${block(section, "ts imports")}\n`);
-  const folder = tempFolder("claude-code-wait-server-");
-  writeFileSync(join(folder, "server.ts"), source);
-  symlinkSync(join(root, "node_modules"), join(folder, "node_modules"));
-  const built = join(folder, "server.mjs");
-  assert.deepEqual(await bundle(join(folder, "server.ts"), built), []);
-  return built;
-}
-
-before(async () => {
-  requireClaude();
-  server = await buildWaitServer();
-  api = await startMessagesApi({ name: WAIT_TOOL, input: { seconds: 30 }, id: WAIT_USE_ID });
-});
-
-after(async () => {
-  await api?.close();
-});
+// ---- Pure functions: read what was recorded ----
 
 /** The log as text, for a failure message. */
 function texts(events: readonly LogEvent[]): string {
   return events.map((event) => `${event.mark} ${event.text}`).join("\n");
 }
 
-/** The messages of one direction whose method is `method`. */
-function sentWith(events: readonly LogEvent[], mark: string, method: string) {
+/** The messages with a method (requests and notifications) that went in direction `mark`. */
+function withMethod(events: readonly LogEvent[], mark: string, method: string): { [key: string]: unknown }[] {
   return events.flatMap((event) => {
-    const message = event.mark === mark ? requestOf(event) : undefined;
-    return message?.method === method ? [message] : [];
+    const request = event.mark === mark ? requestOf(event) : undefined;
+    return request?.method === method ? [request] : [];
   });
 }
 
-test("Claude Code cancels a tool that outlives MCP_TOOL_TIMEOUT, and the server stops it without answering", { timeout: 180_000 }, async () => {
-  if (api === undefined) throw new Error("the stand-in runs only inside this file's tests");
-  const home = scratch("wait-home");
-  const project = scratch("wait-project");
+/** The params of a message, which every message checked here must have. */
+function paramsOf(message: { [key: string]: unknown }): { [key: string]: unknown } {
+  assert.ok(isObject(message.params), `no params: ${JSON.stringify(message)}`);
+  return message.params;
+}
+
+/** The index of the first event that passes `check`, or -1. */
+function indexWhere(events: readonly LogEvent[], check: (event: LogEvent) => boolean): number {
+  return events.findIndex(check);
+}
+
+// ---- I/O: one turn ----
+
+let api: MessagesApi | undefined;
+
+before(async () => {
+  requireClaude();
+  api = await startMessagesApi(WAIT);
+});
+
+after(async () => {
+  await api?.close();
+});
+
+test("Claude Code cancels a tool that runs past MCP_TOOL_TIMEOUT, tells the model it timed out, and ends the server with SIGINT", { timeout: 180_000 }, async () => {
+  if (api === undefined) throw new Error("The stand-in runs only inside this file's tests");
+  const home = scratch("slow-home");
+  const project = scratch("slow-project");
   const logPath = join(project, "wire.log");
   const configPath = join(project, "mcp.json");
-  const entry = { type: "stdio", command: process.execPath, args: [wrapPath, "--log", logPath, "--", process.execPath, server] };
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { [SERVER_NAME]: entry } }));
-  const from = api.requests.length;
-  const args = ["-p", "wait 30 seconds", "--mcp-config", configPath, "--strict-mcp-config", "--allowedTools", WAIT_TOOL, "--output-format", "json"];
-  const env = { ...isolatedEnv(home, api.url), MCP_TOOL_TIMEOUT: TOOL_TIMEOUT_MS };
+  const server = { type: "stdio", command: process.execPath, args: [wrapPath, "--log", logPath, "--", process.execPath, waitServer] };
+  writeFileSync(configPath, JSON.stringify({ mcpServers: { [SERVER_NAME]: server } }));
+  const args = ["-p", PROMPT, "--mcp-config", configPath, "--strict-mcp-config", "--allowedTools", WAIT.tool, "--output-format", "json"];
+  const env = { ...isolatedEnv(home, api.url), MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_MS) };
   const finished = await claude(args, env, project);
   const events = await settledLog(logPath);
   const excerptFile = process.env.CLAUDE_CODE_EXCERPT;
   if (excerptFile !== undefined) {
-    appendFileSync(excerptFile, `---- slow tool ----\n${forReadme(readFileSync(logPath, "utf8"), [project, home])}\n`);
+    const log = existsSync(logPath) ? readFileSync(logPath, "utf8") : "(no log)\n";
+    appendFileSync(excerptFile, `---- slow tool ----\n${forReadme(log, [project, home])}\n`);
   }
   assert.equal(finished.code, 0, `claude exited ${finished.code}:\n${finished.stderr}`);
+  const requests = api.requests;
+  assert.ok(requests.some((request) => offeredTools(request.body).some((tool) => tool.name === WAIT.tool)), `no model request offered ${WAIT.tool}`);
 
-  // The call carries a progressToken, and the server reports progress with it.
-  const [call] = sentWith(events, "→", "tools/call");
+  // The call, with the token its progress must carry.
+  const [call] = withMethod(events, "→", "tools/call");
   assert.ok(call !== undefined, `Claude Code sent no tools/call:\n${texts(events)}`);
+  assert.equal(paramsOf(call).name, "wait");
+  assert.deepEqual(paramsOf(call).arguments, WAIT.input);
   const token = metaOf(call)?.progressToken;
-  assert.ok(typeof token === "string" || typeof token === "number", "the call has a progressToken");
-  const progress = sentWith(events, "←", "notifications/progress").map((message) => message.params);
-  assert.ok(progress.length >= 1, `no progress went to Claude Code:\n${texts(events)}`);
-  for (const params of progress) assert.ok(isObject(params) && params.progressToken === token);
+  assert.ok(typeof token === "number" || typeof token === "string", `no progressToken on the call: ${JSON.stringify(call)}`);
 
-  // At the timeout, Claude Code cancels the call by its id, and the server never answers it.
-  const [cancel] = sentWith(events, "→", "notifications/cancelled");
-  assert.ok(cancel !== undefined && isObject(cancel.params), `no notifications/cancelled:\n${texts(events)}`);
-  assert.equal(cancel.params.requestId, call.id);
-  assert.equal(typeof cancel.params.reason, "string");
-  assert.equal(responseTo(events, call.id, "←"), undefined, "the cancelled call got no response");
+  // Progress with that token, each value above the last (basic/utilities/progress).
+  const progress = withMethod(events, "←", "notifications/progress").map(paramsOf);
+  assert.ok(progress.length >= 1, `no progress in the log:\n${texts(events)}`);
+  for (const [index, params] of progress.entries()) {
+    assert.equal(params.progressToken, token);
+    assert.equal(params.total, 30);
+    assert.equal(params.progress, index + 1, "progress rises a second at a time");
+  }
 
-  // The server's stderr: the cancellation and its reason, then the handler's signal aborting sleep().
-  const stderr = events.filter((event) => event.mark === "!").map((event) => event.text).join("\n");
-  assert.match(stderr, new RegExp(`cancelled request ${String(call.id)}: "${String(cancel.params.reason)}"`));
-  assert.match(stderr, /tool "wait" stopped: The operation was aborted/);
+  // The timeout: notifications/cancelled for the call, with a reason, in the call's era.
+  const [cancelled] = withMethod(events, "→", "notifications/cancelled");
+  assert.ok(cancelled !== undefined, `Claude Code sent no notifications/cancelled:\n${texts(events)}`);
+  const { requestId, reason } = paramsOf(cancelled);
+  assert.equal(requestId, call.id);
+  assert.equal(reason, "SdkError: Request timed out");
+  assert.equal(metaOf(cancelled)?.["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
 
-  // The model is told the tool timed out, and Claude Code ends the server with SIGINT.
-  const told = api.requests.slice(from).flatMap((request) => lastToolResults(request.body));
-  assert.equal(told.length, 1, `the model got ${told.length} tool results`);
-  assert.match(told[0] ?? "", /timed out/);
-  assert.ok(events.some((event) => event.mark === "#" && /SIGINT/.test(event.text)), `no SIGINT:\n${texts(events)}`);
+  // The server stops the handler and never answers the call (basic/utilities/cancellation).
+  assert.equal(responseTo(events, call.id, "←"), undefined, "the cancelled call got a response");
+  const stderr = events.filter((event) => event.mark === "!").map((event) => event.text);
+  assert.ok(stderr.includes(`[server] cancelled request ${String(call.id)}: ${JSON.stringify(reason)}`), `no cancellation in the server's log:\n${stderr.join("\n")}`);
+  assert.ok(stderr.includes('[server] tool "wait" stopped: The operation was aborted'), `the handler did not stop:\n${stderr.join("\n")}`);
+
+  // What the model was told, in place of a result.
+  const results = requests.map((request) => lastToolResults(request.body)).filter((found) => found.length > 0);
+  const told = `MCP server "${SERVER_NAME}" tool "wait" timed out after ${TOOL_TIMEOUT_MS / 1000}s`;
+  assert.deepEqual(results, [[told]], "the model got the timeout as the tool_result");
+
+  // Then Claude Code ends the server with SIGINT, after the cancellation.
+  const cancelledAt = indexWhere(events, (event) => event.mark === "→" && requestOf(event)?.method === "notifications/cancelled");
+  const sigintAt = indexWhere(events, (event) => event.mark === "#" && /SIGINT/.test(event.text));
+  assert.ok(sigintAt > cancelledAt, `no SIGINT after the cancellation:\n${texts(events)}`);
 });
