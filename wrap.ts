@@ -39,7 +39,8 @@
  * log back"), each a section of its own with its constants before its functions, and last the
  * command line, which picks the recorder or a reader.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
+  from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -48,6 +49,7 @@ import { createInterface } from "node:readline";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
+import type { Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -655,9 +657,19 @@ function differences(expected: unknown, actual: unknown, path: string[], ignore:
   return [`${path.join(".")}: expected ${show(expected)}, got ${show(actual)}`];
 }
 
-/** Replays a log to a command, prints what differs and one summary line; 0 when all match. */
-async function replay(events: readonly LogEvent[], command: string, args: string[],
-  ignore: string[][], timeoutMs: number): Promise<number> {
+/** A server under replay: the process, what it has sent that replay has not used yet, and a
+ * signal that aborts when it has exited. */
+type Replayed = {
+  server: ChildProcessByStdio<Writable, Readable, null>;
+  lines: ReturnType<typeof createInterface>;
+  responses: Extract<Message, { kind: "response" }>[];
+  /** The ids of the requests the server has sent, as JSON, so that id 1 and "1" differ. */
+  requested: Set<string>;
+  exited: AbortSignal;
+};
+
+/** Starts the command to replay to, and collects what it writes. */
+function startReplayed(command: string, args: string[]): Replayed {
   const server = spawned(command, () => {
     return spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
   });
@@ -672,12 +684,30 @@ async function replay(events: readonly LogEvent[], command: string, args: string
   server.on("close", () => exited.abort());
   // A process the server started may hold its stdout open; wait for it no longer than the grace.
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  // The server's responses, in the order they came, until each is compared with the log's.
-  const replayed: Extract<Message, { kind: "response" }>[] = [];
-  const lines = createInterface({ input: server.stdout });
-  lines.on("line", (line) => {
-    replayed.push(...messagesOf(line).filter((message) => message.kind === "response"));
+  const replayed: Replayed = { server, lines: createInterface({ input: server.stdout }),
+    responses: [], requested: new Set(), exited: exited.signal };
+  replayed.lines.on("line", (line) => {
+    for (const message of messagesOf(line)) {
+      if (message.kind === "response") replayed.responses.push(message);
+      if (message.kind === "request") replayed.requested.add(JSON.stringify(message.id));
+    }
   });
+  return replayed;
+}
+
+/** Waits until `check` holds, the server has exited, or `timeoutMs` has passed. */
+async function waitFor(replayed: Replayed, check: () => boolean, timeoutMs: number) {
+  const signal = AbortSignal.any([replayed.exited, AbortSignal.timeout(timeoutMs)]);
+  while (!check() && !signal.aborted) {
+    await once(replayed.lines, "line", { signal }).catch(() => undefined);
+  }
+}
+
+/** Replays a log to a command, prints what differs and one summary line; 0 when all match. */
+async function replay(events: readonly LogEvent[], command: string, args: string[],
+  ignore: string[][], timeoutMs: number): Promise<number> {
+  const replayed = startReplayed(command, args);
+  const { server, responses } = replayed;
   const methods = new Map<string, string>(); // A request's method by its id, to name its answer.
   const tally = { match: 0, differ: 0, missing: 0 };
   for (const event of events) {
@@ -685,15 +715,15 @@ async function replay(events: readonly LogEvent[], command: string, args: string
       // JSON.stringify keeps id 1 and id "1" apart; only requests and responses are used below.
       const id = JSON.stringify("id" in message ? message.id : null);
       if (message.kind === "request" && event.mark === "→") methods.set(id, message.method);
+      // The client answered a request of the server's only once it had come; so does replay.
+      const answersServer = message.kind === "response" && event.mark === "→";
+      if (answersServer) await waitFor(replayed, () => replayed.requested.has(id), timeoutMs);
       if (message.kind !== "response" || event.mark !== "←") continue;
       const answers = (each: { id: unknown }) => JSON.stringify(each.id) === id;
       // The client sent its next line only after this response came back; so does replay.
-      const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs)]);
-      while (!replayed.some(answers) && !signal.aborted) {
-        await once(lines, "line", { signal }).catch(() => undefined);
-      }
-      const index = replayed.findIndex(answers);
-      const actual = index === -1 ? undefined : replayed.splice(index, 1)[0];
+      await waitFor(replayed, () => responses.some(answers), timeoutMs);
+      const index = responses.findIndex(answers);
+      const actual = index === -1 ? undefined : responses.splice(index, 1)[0];
       const found = actual === undefined ? ["missing"] : differences(message, actual, [], ignore);
       const outcome = actual === undefined ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
@@ -702,16 +732,25 @@ async function replay(events: readonly LogEvent[], command: string, args: string
     }
     if (event.mark === "→") server.stdin.write(`${event.text}\n`);
   }
+  return finishReplay(replayed, tally, timeoutMs);
+}
+
+/** Ends the server's input, waits for it, and prints the summary; 0 when all matched. */
+async function finishReplay(replayed: Replayed, tally: { match: number; differ: number;
+  missing: number }, timeoutMs: number): Promise<number> {
+  const { server, responses, exited } = replayed;
   server.stdin.end();
   // A server that outlives the end of its input is stopped after the same time limit; unref'd,
   // so that a server that exits in time leaves no timer holding wrap.
   setTimeout(() => server.kill("SIGKILL"), timeoutMs).unref();
-  if (!exited.signal.aborted) await once(exited.signal, "abort");
-  for (const left of replayed) process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected\n`);
+  if (!exited.aborted) await once(exited, "abort");
+  for (const left of responses) {
+    process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected\n`);
+  }
   const { match, differ, missing } = tally;
   process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ` +
-    `${differ} differ, ${missing} missing, ${replayed.length} unexpected\n`);
-  return differ + missing + replayed.length === 0 ? 0 : 1;
+    `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
+  return differ + missing + responses.length === 0 ? 0 : 1;
 }
 
 // ---- The command line: record (the default), or read a log back ----

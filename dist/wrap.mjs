@@ -381,7 +381,7 @@ function differences(expected, actual, path, ignore) {
   const show = (value) => value === void 0 ? "nothing" : JSON.stringify(value);
   return [`${path.join(".")}: expected ${show(expected)}, got ${show(actual)}`];
 }
-async function replay(events, command2, args2, ignore, timeoutMs2) {
+function startReplayed(command2, args2) {
   const server = spawned(command2, () => {
     return spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] });
   });
@@ -396,25 +396,43 @@ async function replay(events, command2, args2, ignore, timeoutMs2) {
   const exited = new AbortController();
   server.on("close", () => exited.abort());
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const replayed = [];
-  const lines = createInterface({ input: server.stdout });
-  lines.on("line", (line) => {
-    replayed.push(...messagesOf(line).filter((message) => message.kind === "response"));
+  const replayed = {
+    server,
+    lines: createInterface({ input: server.stdout }),
+    responses: [],
+    requested: /* @__PURE__ */ new Set(),
+    exited: exited.signal
+  };
+  replayed.lines.on("line", (line) => {
+    for (const message of messagesOf(line)) {
+      if (message.kind === "response") replayed.responses.push(message);
+      if (message.kind === "request") replayed.requested.add(JSON.stringify(message.id));
+    }
   });
+  return replayed;
+}
+async function waitFor(replayed, check, timeoutMs2) {
+  const signal = AbortSignal.any([replayed.exited, AbortSignal.timeout(timeoutMs2)]);
+  while (!check() && !signal.aborted) {
+    await once(replayed.lines, "line", { signal }).catch(() => void 0);
+  }
+}
+async function replay(events, command2, args2, ignore, timeoutMs2) {
+  const replayed = startReplayed(command2, args2);
+  const { server, responses } = replayed;
   const methods = /* @__PURE__ */ new Map();
   const tally = { match: 0, differ: 0, missing: 0 };
   for (const event of events) {
     for (const message of event.messages) {
       const id = JSON.stringify("id" in message ? message.id : null);
       if (message.kind === "request" && event.mark === "→") methods.set(id, message.method);
+      const answersServer = message.kind === "response" && event.mark === "→";
+      if (answersServer) await waitFor(replayed, () => replayed.requested.has(id), timeoutMs2);
       if (message.kind !== "response" || event.mark !== "←") continue;
       const answers = (each) => JSON.stringify(each.id) === id;
-      const signal = AbortSignal.any([exited.signal, AbortSignal.timeout(timeoutMs2)]);
-      while (!replayed.some(answers) && !signal.aborted) {
-        await once(lines, "line", { signal }).catch(() => void 0);
-      }
-      const index = replayed.findIndex(answers);
-      const actual = index === -1 ? void 0 : replayed.splice(index, 1)[0];
+      await waitFor(replayed, () => responses.some(answers), timeoutMs2);
+      const index = responses.findIndex(answers);
+      const actual = index === -1 ? void 0 : responses.splice(index, 1)[0];
       const found = actual === void 0 ? ["missing"] : differences(message, actual, [], ignore);
       const outcome = actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
@@ -425,15 +443,21 @@ async function replay(events, command2, args2, ignore, timeoutMs2) {
     if (event.mark === "→") server.stdin.write(`${event.text}
 `);
   }
+  return finishReplay(replayed, tally, timeoutMs2);
+}
+async function finishReplay(replayed, tally, timeoutMs2) {
+  const { server, responses, exited } = replayed;
   server.stdin.end();
   setTimeout(() => server.kill("SIGKILL"), timeoutMs2).unref();
-  if (!exited.signal.aborted) await once(exited.signal, "abort");
-  for (const left of replayed) process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected
+  if (!exited.aborted) await once(exited, "abort");
+  for (const left of responses) {
+    process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected
 `);
+  }
   const { match, differ, missing } = tally;
-  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${replayed.length} unexpected
+  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
 `);
-  return differ + missing + replayed.length === 0 ? 0 : 1;
+  return differ + missing + responses.length === 0 ? 0 : 1;
 }
 var OPTIONS = {
   log: { type: "string" },
