@@ -1,6 +1,6 @@
 /**
  * bench/run.ts — `npm run bench`: our server and proxy measured side by side with the
- * official SDK's servers and with bare-node limits, on this machine, now.
+ * official SDK's servers and with bare-node floors, on this machine, now.
  *
  * Every contender is a command that speaks MCP over stdio, one JSON-RPC message per
  * line (MCP basic/transports/stdio), and is measured from outside, as a client sees it:
@@ -13,24 +13,32 @@
  * - latency: after a warm-up, sequential tools/call round trips, p50 and p99;
  * - throughput: then many tools/call requests written at once, calls per second until
  *   the last answer arrives.
+ * Then a burst of a slow async tool: SLOW_CALLS calls of a tool that awaits SLOW_MS, written
+ * at once to a build of server.ts with that tool pasted in, until the last answer. The calls
+ * overlap, so the burst takes far less than SLOW_CALLS × SLOW_MS.
  *
  * The contenders run interleaved: each round runs every contender in turn for each
  * figure (cold start and session five times over, as single spawns are the noisiest),
  * starting from a different contender each round, so that a burst of noise on this
  * shared machine falls on all of them alike. A figure is the median over rounds of each
  * round's median; a ratio is the median of the ratios taken within each round. Beside
- * each target stands what the bare-node limit scores on the same ratio. The SDK servers
+ * each target stands what a bare-node floor scores on the same ratio. The SDK servers
  * are bundled first, the way build.mjs bundles ours, into bench/.build/.
  *
  * Usage: npm run build && npm run bench
- *   BENCH_RUNS=N    rounds (5 by default; fewer make the medians noisier)
- *   BENCH_DIST=DIR  measure DIR/server.mjs and DIR/wrap.mjs instead of dist/, such as a
- *                   patched copy built with `node build.mjs DIR`
+ *   BENCH_RUNS=N        rounds (5 by default; fewer make the medians noisier)
+ *   BENCH_DIST=DIR      measure DIR/server.mjs and DIR/wrap.mjs instead of dist/, such as a
+ *                       patched copy built with `node build.mjs DIR`
+ *   BENCH_BASELINE=DIR  measure DIR/server.mjs too, as "baseline server.mjs", in the same
+ *                       rounds, with targets against it. dist/ is committed, so an earlier
+ *                       commit's build is one command away:
+ *                         mkdir -p /tmp/base && git show REV:dist/server.mjs > /tmp/base/server.mjs
  * Markdown goes to stdout and progress to stderr. The exit code is 1 only when a
  * contender fails to run; a missed target is a finding, not a failure.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync }
+  from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -43,9 +51,9 @@ import { start as startProcess } from "../tests/helpers.ts";
 interface Contender {
   name: string;
   file: string;
-  /** Whether its tools/call answer is computed, or one canned line (the bare responder's). */
+  /** Whether its tools/call answer is computed, or one canned line (the responders'). */
   answers: "computed" | "canned";
-  /** The command line of one run; a function, so that each run of a proxy gets its own log file. */
+  /** The command line of one run; a function, so that each run of a proxy gets its own log. */
   commandLine: () => string[];
 }
 
@@ -59,24 +67,29 @@ interface Figures {
   callsPerSecond: number;
 }
 
-/** A started contender: write to its stdin, await its answers by count, end it. */
-interface Peer {
-  pid: number;
-  send(text: string): void;
-  /** Resolves with the time (process.hrtime.bigint) at which the `count`-th answer line arrived. */
-  line(count: number): Promise<bigint>;
-  /** Everything it wrote to stdout. */
-  output(): string;
-  /** How many error answers it wrote: JSON-RPC errors and tool errors. */
-  errors(): number;
-  /** Ends its stdin and resolves when it has exited 0. */
-  finish(): Promise<void>;
-}
-
 /** A ratio for a target: its value, and how it came about. */
 interface Ratio {
   value: number;
   detail: string;
+}
+
+/** Someone waiting for the `count`-th answer line of a peer. */
+interface Waiting {
+  count: number;
+  resolve: (time: bigint) => void;
+  reject: (error: Error) => void;
+}
+
+/** Every contender of a run, by role; baseline and the proxies only when there are files. */
+interface Field {
+  ours: Contender;
+  v1: Contender;
+  v2: Contender;
+  bare: Contender;
+  parse: Contender;
+  baseline: Contender | undefined;
+  wrapped: Contender | undefined;
+  piped: Contender | undefined;
 }
 
 /** The project's root folder. */
@@ -85,10 +98,14 @@ const root = join(import.meta.dirname, "..");
 /** Rounds; five by default, as fewer make the medians noisy on a shared machine. */
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
 
-/** The folder of the bundles under test. */
-const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
+/** The folder of the bundles under test, as given and as a path. */
+const DIST_NAME = process.env.BENCH_DIST ?? "dist";
+const DIST = resolve(root, DIST_NAME);
 
-/** Spawns per contender in each round for cold start and session, whose single runs are the noisiest figures. */
+/** The folder of an earlier build to measure beside ours, if any. */
+const BASELINE = process.env.BENCH_BASELINE;
+
+/** Spawns per contender and round for cold start and session, the noisiest single figures. */
 const SPAWNS_PER_ROUND = 5;
 
 /** Sequential calls before latency is measured, so that every contender's JIT has warmed up. */
@@ -100,18 +117,39 @@ const PIPELINED_CALLS = 20_000;
 /** How long one answer, or one exit, may take before the contender counts as failed. */
 const TIMEOUT_MS = 60_000;
 
-/** The client's side of a session (2025-06-18 basic/lifecycle §Initialization, server/tools §Listing Tools). */
+/** The slow-tool burst: this many calls at once, of a tool that awaits this long. */
+const SLOW_CALLS = 1_000;
+const SLOW_MS = 5;
+
+/** The slow tool, pasted into a copy of server.ts's TOOLS as README's tools are. */
+const SLOW_TOOL = `  {
+    name: "sleep",
+    description: "Wait ms milliseconds",
+    inputSchema: { type: "object", properties: { ms: { type: "number" } }, required: ["ms"] },
+    handler: async ({ ms }) => {
+      await new Promise((resolve) => setTimeout(resolve, Number(ms)));
+      return toolResult("slept", false);
+    },
+  },`;
+
+/** The client's side of a session (2025-06-18 basic/lifecycle, server/tools §Listing Tools). */
 const INITIALIZE = line({
   jsonrpc: "2.0",
   id: 0,
   method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0.1.0" } },
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "0.1.0" },
+  },
 });
 const INITIALIZED = line({ jsonrpc: "2.0", method: "notifications/initialized" });
 const TOOLS_LIST = line({ jsonrpc: "2.0", id: 1, method: "tools/list" });
 
 /** The figures, in the order of the tables. */
-const FIGURES = ["coldStartMs", "sessionMs", "peakMemoryBytes", "p50Us", "p99Us", "callsPerSecond"] as const satisfies readonly (keyof Figures)[];
+const FIGURES = [
+  "coldStartMs", "sessionMs", "peakMemoryBytes", "p50Us", "p99Us", "callsPerSecond",
+] as const satisfies readonly (keyof Figures)[];
 
 /** Marks of an error answer, counted in every chunk a contender writes. */
 const ERROR_MARKS = ['"error":', '"isError":true'];
@@ -124,9 +162,14 @@ function line(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
 }
 
-/** A tools/call request for the `add` tool; ids 0 and 1 are taken by the opening. */
+/** A tools/call request for a tool; ids 0 and 1 are taken by the opening. */
+function callTool(id: number, name: string, args: object): string {
+  return line({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+}
+
+/** A tools/call request for the `add` tool. */
 function callAdd(id: number): string {
-  return line({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "add", arguments: { a: id, b: 1 } } });
+  return callTool(id, "add", { a: id, b: 1 });
 }
 
 /** Milliseconds between two process.hrtime.bigint() readings. */
@@ -138,7 +181,8 @@ function msBetween(start: bigint, end: bigint): number {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? NaN) : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
+  if (sorted.length % 2 === 1) return sorted[middle] ?? NaN;
+  return ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
 }
 
 /** The nearest-rank percentile of a list. */
@@ -153,147 +197,214 @@ function rotate<T>(items: readonly T[], by: number): T[] {
   return [...items.slice(start), ...items.slice(0, start)];
 }
 
-/** How many times `needle` occurs in `chunk` (one split across two chunks is missed, which only undercounts). */
+/** How many times `needle` occurs in `chunk` (one split across two chunks is missed, which
+ * only undercounts). */
 function occurrences(chunk: string, needle: string): number {
   let count = 0;
-  for (let at = chunk.indexOf(needle); at !== -1; at = chunk.indexOf(needle, at + needle.length)) count++;
+  let at = chunk.indexOf(needle);
+  while (at !== -1) {
+    count++;
+    at = chunk.indexOf(needle, at + needle.length);
+  }
   return count;
 }
 
 /** Formats a number with thousands separators and the given decimals. */
-function decimal(value: number, digits = 0): string {
-  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-/** A file's size, and its size gzipped, for the tables. */
-function bundleSize(file: string): string {
-  const bytes = readFileSync(file);
-  return `${decimal(bytes.length / 1024, 1)} kB (${decimal(gzipSync(bytes).length / 1024, 1)} kB)`;
+function decimal(value: number, digits: number): string {
+  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+  return value.toLocaleString("en-US", options);
 }
 
 /** A Markdown table with padded columns, so that it reads in a terminal too. */
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const format = (cells: readonly string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
-  return [format(header), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.map(format)].join("\n");
+  const widths = header.map((title, column) => {
+    return Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length));
+  });
+  const format = (cells: readonly string[]) => {
+    return `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  };
+  const rule = `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`;
+  return [format(header), rule, ...rows.map(format)].join("\n");
 }
 
 /** The median of per-round ratios, with their range. */
 function overRounds(perRound: readonly number[]): Ratio {
-  return { value: median(perRound), detail: `rounds ${decimal(Math.min(...perRound), 2)}–${decimal(Math.max(...perRound), 2)}` };
+  const range = `${decimal(Math.min(...perRound), 2)}–${decimal(Math.max(...perRound), 2)}`;
+  return { value: median(perRound), detail: `rounds ${range}` };
 }
 
-/** A target, as a row: the goal, our ratio, what the bare-node limit scores on the same ratio, and PASS or MISS. */
-function target(goal: string, direction: "at least" | "at most", threshold: number, measured: Ratio, limit: Ratio | "itself"): string[] {
+/** A target as a row: the goal, our ratio, what a floor scores on the same ratio, PASS or MISS. */
+function target(
+  goal: string,
+  direction: "at least" | "at most",
+  threshold: number,
+  measured: Ratio,
+  floor: Ratio | "itself",
+): string[] {
   const pass = direction === "at least" ? measured.value >= threshold : measured.value <= threshold;
-  const limitScore = limit === "itself" ? "1× (itself)" : `${decimal(limit.value, 2)}×`;
-  return [goal, `${direction} ${threshold}×`, `${decimal(measured.value, 2)}× (${measured.detail})`, limitScore, pass ? "PASS" : "MISS"];
+  const floorScore = floor === "itself" ? "1× (itself)" : `${decimal(floor.value, 2)}×`;
+  const shown = `${decimal(measured.value, 2)}× (${measured.detail})`;
+  return [goal, `${direction} ${threshold}×`, shown, floorScore, pass ? "PASS" : "MISS"];
+}
+
+/** A target on a difference in MiB rather than a ratio, as a row. */
+function differenceTarget(goal: string, limitMiB: number, perRound: readonly number[]): string[] {
+  const value = median(perRound) / 2 ** 20;
+  const range = perRound.map((bytes) => decimal(bytes / 2 ** 20, 1));
+  const shown = `${value >= 0 ? "+" : ""}${decimal(value, 1)} MiB (rounds ${range.join(", ")})`;
+  return [goal, `at most +${limitMiB} MiB`, shown, "—", value <= limitMiB ? "PASS" : "MISS"];
 }
 
 // ---- I/O: processes, /proc, esbuild, and the printed report ----
 
-/** The peak resident memory of a process and all its descendants, in bytes (0 for one that is gone). */
+/** A file's size, and its size gzipped, for the tables. */
+function bundleSize(file: string): string {
+  const bytes = readFileSync(file);
+  const gzipped = gzipSync(bytes).length;
+  return `${decimal(bytes.length / 1024, 1)} kB (${decimal(gzipped / 1024, 1)} kB)`;
+}
+
+/** The peak resident memory of a process and all its descendants, in bytes (0 once gone). */
 function treeHighWaterMark(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const own = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter((child) => child !== ""),
-    );
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+      const listed = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ");
+      return listed.filter((child) => child !== "");
+    });
     return children.reduce((sum, child) => sum + treeHighWaterMark(Number(child)), own);
   } catch {
     return 0;
   }
 }
 
-/** Starts a contender with the tests' process harness, and counts its answer lines as they come. */
-function start(contender: Contender): Peer {
-  const [command = "", ...args] = contender.commandLine();
-  const { child, finish, output, errors: stderr } = startProcess(command, args);
-  running.add(child);
-  let lines = 0;
-  let errors = 0;
-  let exited = false;
-  let waiting: { count: number; resolve: (time: bigint) => void; reject: (error: Error) => void } | undefined;
+/**
+ * A started contender: write to its stdin, await its answers by count, end it. It owns the
+ * child process, how many answer lines and error marks it has written so far, and the one
+ * caller waiting for an answer.
+ */
+class Peer {
+  readonly pid: number;
+  readonly #name: string;
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #stdout: () => string;
+  readonly #stderr: () => string;
+  readonly #closed: Promise<number | null>;
+  #lines = 0;
+  #errors = 0;
+  #exited = false;
+  #waiting: Waiting | undefined = undefined;
 
-  const failure = (what: string) => {
-    const tail = stderr().slice(-2_000);
-    return new Error(`${contender.name}: ${what}${tail === "" ? "" : `; its stderr ends:\n${tail}`}`);
-  };
-  const closed = new Promise<number | null>((resolve, reject) => {
-    child.on("error", (error) => reject(failure(error.message)));
-    finish.then(({ code }) => {
-      exited = true;
-      running.delete(child);
-      waiting?.reject(failure(`exited with ${code} before answering`));
-      resolve(code);
-    }, reject);
-  });
-  closed.catch(() => {});
+  constructor(contender: Contender) {
+    const [command = "", ...args] = contender.commandLine();
+    const started = startProcess(command, args);
+    this.#name = contender.name;
+    this.#child = started.child;
+    this.#stdout = started.output;
+    this.#stderr = started.errors;
+    this.pid = started.child.pid ?? 0;
+    running.add(started.child);
+    this.#closed = this.#watch(started.finish);
+    // The harness decodes stdout as UTF-8; each chunk is counted as it arrives.
+    started.child.stdout.on("data", (chunk: string) => this.#count(chunk));
+    // A contender that stops reading is reported by `line` or `finish`, not as an error.
+    started.child.stdin.on("error", () => {});
+  }
 
-  // The harness decodes stdout as UTF-8; each chunk is counted as it arrives.
-  child.stdout.on("data", (chunk: string) => {
+  /** Writes to its stdin. */
+  send(text: string): void {
+    this.#child.stdin.write(text);
+  }
+
+  /** Resolves with the time (process.hrtime.bigint) at which the `count`-th answer came. */
+  line(count: number): Promise<bigint> {
+    if (this.#lines >= count) return Promise.resolve(process.hrtime.bigint());
+    if (this.#exited) return Promise.reject(this.#failure(`exited before answer #${count}`));
+    const arrival = new Promise<bigint>((resolve, reject) => {
+      this.#waiting = { count, resolve, reject };
+    });
+    return this.#inTime(arrival, `answer #${count}`);
+  }
+
+  /** Everything it wrote to stdout. */
+  output(): string {
+    return this.#stdout();
+  }
+
+  /** How many error answers it wrote: JSON-RPC errors and tool errors. */
+  errors(): number {
+    return this.#errors;
+  }
+
+  /** Ends its stdin and resolves when it has exited 0. */
+  async finish(): Promise<void> {
+    this.#child.stdin.end();
+    const code = await this.#inTime(this.#closed, "exit after the end of stdin").catch(
+      (error: unknown) => {
+        this.#child.kill("SIGKILL");
+        throw error;
+      },
+    );
+    if (code !== 0) throw this.#failure(`exited with ${code}`);
+  }
+
+  /** Counts a chunk's answer lines and error marks, and wakes the caller waiting for them. */
+  #count(chunk: string): void {
     const now = process.hrtime.bigint();
-    for (let at = chunk.indexOf("\n"); at !== -1; at = chunk.indexOf("\n", at + 1)) lines++;
-    for (const mark of ERROR_MARKS) errors += occurrences(chunk, mark);
-    if (waiting !== undefined && lines >= waiting.count) {
-      const { resolve } = waiting;
-      waiting = undefined;
-      resolve(now);
+    this.#lines += occurrences(chunk, "\n");
+    for (const mark of ERROR_MARKS) this.#errors += occurrences(chunk, mark);
+    const waiting = this.#waiting;
+    if (waiting !== undefined && this.#lines >= waiting.count) {
+      this.#waiting = undefined;
+      waiting.resolve(now);
     }
-  });
-  // A contender that stops reading is reported by `line` or `finish`, not as an unhandled error.
-  child.stdin.on("error", () => {});
+  }
+
+  /** Resolves with the exit code once the process has closed; a waiting caller is failed. */
+  async #watch(finish: ReturnType<typeof startProcess>["finish"]): Promise<number | null> {
+    const spawnFailed = new Promise<never>((_, reject) => {
+      this.#child.on("error", (error) => reject(this.#failure(error.message)));
+    });
+    const { code } = await Promise.race([finish, spawnFailed]);
+    this.#exited = true;
+    running.delete(this.#child);
+    this.#waiting?.reject(this.#failure(`exited with ${code} before answering`));
+    return code;
+  }
+
+  /** An error that names the contender and quotes the end of its stderr. */
+  #failure(what: string): Error {
+    const tail = this.#stderr().slice(-2_000);
+    const quoted = tail === "" ? "" : `; its stderr ends:\n${tail}`;
+    return new Error(`${this.#name}: ${what}${quoted}`);
+  }
 
   /** Rejects a promise that has not settled within TIMEOUT_MS. */
-  function inTime<T>(promise: Promise<T>, what: string): Promise<T> {
+  #inTime<T>(promise: Promise<T>, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(failure(`no ${what} within ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
+      const late = () => reject(this.#failure(`no ${what} within ${TIMEOUT_MS / 1000} s`));
+      timer = setTimeout(late, TIMEOUT_MS);
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
-
-  return {
-    pid: child.pid ?? 0,
-    send(text) {
-      child.stdin.write(text);
-    },
-    line(count) {
-      if (lines >= count) return Promise.resolve(process.hrtime.bigint());
-      if (exited) return Promise.reject(failure(`exited before answer #${count}`));
-      const arrival = new Promise<bigint>((resolve, reject) => {
-        waiting = { count, resolve, reject };
-      });
-      return inTime(arrival, `answer #${count}`);
-    },
-    output,
-    errors: () => errors,
-    async finish() {
-      child.stdin.end();
-      const code = await inTime(closed, "exit after the end of stdin").catch((error: unknown) => {
-        child.kill("SIGKILL");
-        throw error;
-      });
-      if (code !== 0) throw failure(`exited with ${code}`);
-    },
-  };
 }
 
 /** Cold start: spawn until the initialize result arrives. */
 async function coldStart(contender: Contender): Promise<number> {
   const begin = process.hrtime.bigint();
-  const peer = start(contender);
+  const peer = new Peer(contender);
   peer.send(INITIALIZE);
   const answered = await peer.line(1);
   await peer.finish();
   return msBetween(begin, answered);
 }
 
-/** A session like Claude Code's, checked answer by answer; returns its wall time and peak memory. */
-async function session(contender: Contender): Promise<{ sessionMs: number; peakMemoryBytes: number }> {
+/** A session like Claude Code's, checked answer by answer: its wall time and peak memory. */
+async function session(contender: Contender): Promise<Partial<Figures>> {
   const begin = process.hrtime.bigint();
-  const peer = start(contender);
+  const peer = new Peer(contender);
   peer.send(INITIALIZE);
   await peer.line(1);
   peer.send(INITIALIZED);
@@ -304,18 +415,19 @@ async function session(contender: Contender): Promise<{ sessionMs: number; peakM
   const peakMemoryBytes = treeHighWaterMark(peer.pid);
   await peer.finish();
   const sessionMs = msBetween(begin, process.hrtime.bigint());
-  // A contender that answers wrongly is not measured. The bare responder's canned answer is checked as it is.
+  // A contender that answers wrongly is not measured; a canned answer is checked as it is.
   const answers = peer.output().split("\n");
   const sum = contender.answers === "canned" ? "2 + 3 = 5" : "2 + 1 = 3";
-  if (peer.errors() > 0 || answers.length !== 4 || !(answers[2] ?? "").includes(`"text":"${sum}"`)) {
+  const right = answers.length === 4 && (answers[2] ?? "").includes(`"text":"${sum}"`);
+  if (peer.errors() > 0 || !right) {
     throw new Error(`${contender.name}: unexpected answers in a session:\n${peer.output()}`);
   }
   return { sessionMs, peakMemoryBytes };
 }
 
 /** Sequential latency after a warm-up, then pipelined throughput, in one process. */
-async function calls(contender: Contender, pipelined: string): Promise<{ p50Us: number; p99Us: number; callsPerSecond: number }> {
-  const peer = start(contender);
+async function calls(contender: Contender, pipelined: string): Promise<Partial<Figures>> {
+  const peer = new Peer(contender);
   peer.send(INITIALIZE);
   await peer.line(1);
   peer.send(INITIALIZED);
@@ -324,31 +436,65 @@ async function calls(contender: Contender, pipelined: string): Promise<{ p50Us: 
   for (let call = 0; call < WARM_UP_CALLS + LATENCY_CALLS; call++) {
     const sent = process.hrtime.bigint();
     peer.send(callAdd(2 + call));
-    const arrived = await peer.line(++answered);
+    answered += 1;
+    const arrived = await peer.line(answered);
     if (call >= WARM_UP_CALLS) roundTrips.push(Number(arrived - sent) / 1e3);
   }
   const sent = process.hrtime.bigint();
   peer.send(pipelined);
-  const arrived = await peer.line((answered += PIPELINED_CALLS));
+  const arrived = await peer.line(answered + PIPELINED_CALLS);
   await peer.finish();
-  if (peer.errors() > 0) throw new Error(`${contender.name}: ${peer.errors()} of its tools/call answers were errors`);
-  return {
-    p50Us: percentile(roundTrips, 50),
-    p99Us: percentile(roundTrips, 99),
-    callsPerSecond: PIPELINED_CALLS / (msBetween(sent, arrived) / 1e3),
-  };
+  if (peer.errors() > 0) {
+    throw new Error(`${contender.name}: ${peer.errors()} of its tools/call answers were errors`);
+  }
+  const callsPerSecond = PIPELINED_CALLS / (msBetween(sent, arrived) / 1e3);
+  return { p50Us: percentile(roundTrips, 50), p99Us: percentile(roundTrips, 99), callsPerSecond };
 }
 
-/** Bundles an SDK server with build.mjs's own `bundle`, and checks that it imports nothing but node: builtins. */
+/** The slow-tool burst: SLOW_CALLS calls written at once; ms until the last answer. */
+async function slowBurst(contender: Contender): Promise<number> {
+  const peer = new Peer(contender);
+  peer.send(INITIALIZE);
+  await peer.line(1);
+  peer.send(INITIALIZED);
+  const burst = Array.from({ length: SLOW_CALLS }, (_, call) => {
+    return callTool(2 + call, "sleep", { ms: SLOW_MS });
+  });
+  const sent = process.hrtime.bigint();
+  peer.send(burst.join(""));
+  const arrived = await peer.line(1 + SLOW_CALLS);
+  await peer.finish();
+  if (peer.errors() > 0) throw new Error(`${contender.name}: slow calls answered with errors`);
+  return msBetween(sent, arrived);
+}
+
+/** Bundles an SDK server with build.mjs's own `bundle`; it must import only node: builtins. */
 async function bundleServer(name: string): Promise<string> {
   const entry = join(root, "bench", `${name}.ts`);
   const outfile = join(root, "bench", ".build", `${name}.mjs`);
   const foreign = await bundle(entry, outfile);
-  if (foreign.length > 0) throw new Error(`${outfile} imports ${foreign.join(", ")}; only node: builtins are allowed`);
-  // esbuild turns a CommonJS dependency's require() of a builtin into a shim that throws in ESM: give it a real require.
-  if (readFileSync(outfile, "utf8").includes("Dynamic require of")) {
-    await bundle(entry, outfile, 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);');
+  if (foreign.length > 0) {
+    throw new Error(`${outfile} imports ${foreign.join(", ")}; only node: builtins are allowed`);
   }
+  // esbuild turns a CommonJS dependency's require() of a builtin into a shim that throws in
+  // ESM: give it a real require.
+  if (readFileSync(outfile, "utf8").includes("Dynamic require of")) {
+    const prelude = 'import { createRequire } from "node:module"; ' +
+      "const require = createRequire(import.meta.url);";
+    await bundle(entry, outfile, prelude);
+  }
+  return outfile;
+}
+
+/** Builds server.ts with the slow tool pasted into TOOLS, into bench/.build/. */
+async function bundleSlowServer(): Promise<string> {
+  const source = readFileSync(join(root, "server.ts"), "utf8");
+  const close = source.indexOf("\n];\n", source.indexOf("const TOOLS: Tool[] = ["));
+  if (close === -1) throw new Error("server.ts has no TOOLS table to paste the slow tool into");
+  const entry = join(root, "bench", ".build", "slow-server.ts");
+  writeFileSync(entry, `${source.slice(0, close)}\n${SLOW_TOOL}${source.slice(close)}`);
+  const outfile = join(root, "bench", ".build", "slow-server.mjs");
+  await bundle(entry, outfile);
   return outfile;
 }
 
@@ -372,30 +518,40 @@ function ratio(contender: Contender, to: Contender, figure: keyof Figures): Rati
   return overRounds(values(contender, figure).map((value, round) => value / (other[round] ?? NaN)));
 }
 
-/** The per-round p50 latency a proxy adds to the direct connection. */
-function addedLatency(proxy: Contender, direct: Contender): number[] {
-  const baseline = values(direct, "p50Us");
-  return values(proxy, "p50Us").map((value, round) => value - (baseline[round] ?? NaN));
+/** One contender's figure minus another's, round by round. */
+function differences(contender: Contender, to: Contender, figure: keyof Figures): number[] {
+  const other = values(to, figure);
+  return values(contender, figure).map((value, round) => value - (other[round] ?? NaN));
 }
 
-/** Runs one measurement `times` over for every contender in the round's order, and records the round's medians. */
-async function measure(order: readonly Contender[], times: number, run: (contender: Contender) => Promise<Partial<Figures>>): Promise<void> {
-  const round = new Map<string, { contender: Contender; figure: keyof Figures; values: number[] }>();
+/** Runs one measurement `times` over for every contender in the round's order, and records
+ * the round's medians. */
+async function measure(
+  order: readonly Contender[],
+  times: number,
+  run: (contender: Contender) => Promise<Partial<Figures>>,
+): Promise<void> {
+  const round = new Map<string, number[]>();
   for (let time = 0; time < times; time++) {
     for (const contender of order) {
       const figures = await run(contender);
       for (const figure of FIGURES) {
         const value = figures[figure];
         const key = `${contender.name}/${figure}`;
-        if (value !== undefined) round.set(key, { contender, figure, values: [...(round.get(key)?.values ?? []), value] });
+        if (value !== undefined) round.set(key, [...(round.get(key) ?? []), value]);
       }
     }
   }
-  for (const { contender, figure, values } of round.values()) record(contender, figure, median(values));
+  for (const contender of order) {
+    for (const figure of FIGURES) {
+      const measured = round.get(`${contender.name}/${figure}`);
+      if (measured !== undefined) record(contender, figure, median(measured));
+    }
+  }
 }
 
 /** One table row of a contender's medians. */
-function row(contender: Contender, label: string, size: string, extra: string[] = []): string[] {
+function row(contender: Contender, label: string, size: string, extra: string[]): string[] {
   const figure = (name: keyof Figures) => median(values(contender, name));
   return [
     label,
@@ -403,17 +559,19 @@ function row(contender: Contender, label: string, size: string, extra: string[] 
     `${decimal(figure("coldStartMs"), 1)} ms`,
     `${decimal(figure("sessionMs"), 1)} ms`,
     `${decimal(figure("peakMemoryBytes") / 2 ** 20, 1)} MiB`,
-    `${decimal(figure("p50Us"))} µs`,
+    `${decimal(figure("p50Us"), 0)} µs`,
     ...extra,
-    `${decimal(figure("p99Us"))} µs`,
-    `${decimal(figure("callsPerSecond"))}/s`,
+    `${decimal(figure("p99Us"), 0)} µs`,
+    `${decimal(figure("callsPerSecond"), 0)}/s`,
   ];
 }
 
 /** The installed version of a package, for the table. */
 function installedVersion(name: string): string {
-  const manifest: unknown = JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8"));
-  return typeof manifest === "object" && manifest !== null && "version" in manifest ? String(manifest.version) : "?";
+  const path = join(root, "node_modules", name, "package.json");
+  const manifest: unknown = JSON.parse(readFileSync(path, "utf8"));
+  const known = typeof manifest === "object" && manifest !== null && "version" in manifest;
+  return known ? String(manifest.version) : "?";
 }
 
 /** Writes a line of progress to stderr. */
@@ -421,116 +579,233 @@ function progress(text: string): void {
   process.stderr.write(`[bench] ${text}\n`);
 }
 
-/** Measures everything and prints the report; resolves with the exit code. */
-async function main(): Promise<number> {
-  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`BENCH_RUNS must be a positive integer, not ${process.env.BENCH_RUNS}`);
-  const node = process.execPath;
-  const server = join(DIST, "server.mjs");
-  const wrap = join(DIST, "wrap.mjs");
-  const bareResponder = join(root, "bench", "bare-responder.mjs");
-  const bareProxy = join(root, "bench", "bare-proxy.mjs");
-  const dist = process.env.BENCH_DIST ?? "dist";
-  if (!existsSync(server)) throw new Error(`${dist}/server.mjs is missing: run npm run build first`);
+/** Refuses a bad BENCH_RUNS or a missing build, and warns of a build older than its source. */
+function checkInputs(server: string): void {
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+    throw new Error(`BENCH_RUNS must be a positive integer, not ${process.env.BENCH_RUNS}`);
+  }
+  if (!existsSync(server)) throw new Error(`${DIST_NAME}/server.mjs is missing: run npm run build`);
   for (const name of ["server", "wrap"]) {
     const source = join(root, `${name}.ts`);
     const built = join(DIST, `${name}.mjs`);
-    if (existsSync(source) && existsSync(built) && statSync(source).mtimeMs > statSync(built).mtimeMs) {
-      progress(`warning: ${dist}/${name}.mjs is older than ${name}.ts; run npm run build to measure the current source`);
+    const both = existsSync(source) && existsSync(built);
+    if (both && statSync(source).mtimeMs > statSync(built).mtimeMs) {
+      progress(`warning: ${DIST_NAME}/${name}.mjs is older than ${name}.ts; run npm run build`);
     }
   }
+}
 
-  progress("bundling the SDK servers into bench/.build/");
-  const [sdkV1, sdkV2] = await Promise.all([bundleServer("sdk-v1-server"), bundleServer("sdk-v2-server")]);
-  await stop();
-  const logs = mkdtempSync(join(tmpdir(), "bench-wrap-"));
-  process.on("exit", () => rmSync(logs, { recursive: true, force: true }));
+/** A contender run as `node FILE`. */
+function contender(name: string, file: string, answers: Contender["answers"]): Contender {
+  return { name, file, answers, commandLine: () => [process.execPath, file] };
+}
+
+/** The contenders of this run; each run of wrap gets a log file of its own in `logs`. */
+function fieldOf(sdkV1: string, sdkV2: string, logs: string): Field {
+  const node = process.execPath;
+  const server = join(DIST, "server.mjs");
+  const wrap = join(DIST, "wrap.mjs");
+  const proxy = join(root, "bench", "bare-proxy.mjs");
   let logCount = 0;
-  const ours: Contender = { name: "server.mjs", file: server, answers: "computed", commandLine: () => [node, server] };
-  const v1: Contender = { name: "SDK v1 McpServer", file: sdkV1, answers: "computed", commandLine: () => [node, sdkV1] };
-  const v2: Contender = { name: "SDK v2 McpServer", file: sdkV2, answers: "computed", commandLine: () => [node, sdkV2] };
-  const bare: Contender = { name: "bare responder", file: bareResponder, answers: "canned", commandLine: () => [node, bareResponder] };
-  const wrapped: Contender = {
-    name: "wrap.mjs",
-    file: wrap,
-    answers: "computed",
-    commandLine: () => [node, wrap, "--log", join(logs, `wire-${++logCount}.log`), "--", node, server],
+  const wrapLine = () => {
+    logCount += 1;
+    return [node, wrap, "--log", join(logs, `wire-${logCount}.log`), "--", node, server];
   };
-  const piped: Contender = { name: "bare pipe proxy", file: bareProxy, answers: "computed", commandLine: () => [node, bareProxy, "--", node, server] };
+  const proxyLine = () => [node, proxy, "--", node, server];
   const hasWrap = existsSync(wrap);
-  if (!hasWrap) progress(`${dist}/wrap.mjs is missing (npm run build): the proxy section is left out`);
-  const contenders = hasWrap ? [ours, v1, v2, bare, wrapped, piped] : [ours, v1, v2, bare];
+  const baseline = BASELINE === undefined ? undefined : resolve(BASELINE, "server.mjs");
+  const wrapped = { ...contender("wrap.mjs", wrap, "computed"), commandLine: wrapLine };
+  const piped = { ...contender("bare pipe proxy", proxy, "computed"), commandLine: proxyLine };
+  return {
+    ours: contender("server.mjs", server, "computed"),
+    v1: contender("SDK v1 McpServer", sdkV1, "computed"),
+    v2: contender("SDK v2 McpServer", sdkV2, "computed"),
+    bare: contender("bare responder", join(root, "bench", "bare-responder.mjs"), "canned"),
+    parse: contender("parse responder", join(root, "bench", "parse-responder.mjs"), "canned"),
+    baseline: baseline === undefined ? undefined : contender("baseline", baseline, "computed"),
+    wrapped: hasWrap ? wrapped : undefined,
+    piped: hasWrap ? piped : undefined,
+  };
+}
 
-  const pipelined = Array.from({ length: PIPELINED_CALLS }, (_, call) => callAdd(2 + WARM_UP_CALLS + LATENCY_CALLS + call)).join("");
+/** The contenders that are there, in a fixed order that each round rotates. */
+function contendersOf(field: Field): Contender[] {
+  const { ours, v1, v2, bare, parse, baseline, wrapped, piped } = field;
+  const all = [ours, v1, v2, bare, parse, baseline, wrapped, piped];
+  return all.filter((each) => each !== undefined);
+}
+
+/** Runs every round: cold start, session, latency and throughput, for every contender. */
+async function runRounds(contenders: readonly Contender[]): Promise<void> {
+  const first = 2 + WARM_UP_CALLS + LATENCY_CALLS;
+  const requests = Array.from({ length: PIPELINED_CALLS }, (_, call) => callAdd(first + call));
+  const pipelined = requests.join("");
   const began = Date.now();
   for (let round = 0; round < ROUNDS; round++) {
     const order = rotate(contenders, round);
-    progress(`round ${round + 1}/${ROUNDS}: cold start, session, latency and throughput (${Math.round((Date.now() - began) / 1000)} s so far)`);
-    await measure(order, SPAWNS_PER_ROUND, async (contender) => ({ coldStartMs: await coldStart(contender) }));
+    const elapsed = Math.round((Date.now() - began) / 1000);
+    progress(`round ${round + 1}/${ROUNDS}: cold start, session, calls (${elapsed} s so far)`);
+    const timeStart = async (each: Contender) => ({ coldStartMs: await coldStart(each) });
+    await measure(order, SPAWNS_PER_ROUND, timeStart);
     await measure(order, SPAWNS_PER_ROUND, session);
-    await measure(order, 1, (contender) => calls(contender, pipelined));
+    await measure(order, 1, (each) => calls(each, pipelined));
   }
   progress(`done in ${Math.round((Date.now() - began) / 1000)} s`);
-
-  const cpu = cpus();
-  const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${decimal(totalmem() / 2 ** 30)} GiB, Linux ${release()}, Node ${process.version}`;
-  const header = ["", "Bundle (gzip)", "Cold start", "Session", "Peak memory", "p50", "p99", "Throughput"];
-  const report = [
-    `Measured on ${new Date().toISOString().slice(0, 10)}, ${machine}: the median of ${ROUNDS} interleaved rounds.`,
-    "Reproduce with `npm run build && npm run bench`.",
-    "",
-    "Cold start: spawn until the initialize result. Session: initialize, initialized, tools/list, tools/call, end of stdin, exit;",
-    "its peak memory is the peak resident set (VmHWM) summed over its processes. p50 and p99: of",
-    `${decimal(LATENCY_CALLS)} sequential tools/call round trips after ${WARM_UP_CALLS} to warm up. Throughput: ${decimal(PIPELINED_CALLS)} tools/call`,
-    "requests written at once, until the last answer. Bundle: the file node runs, esbuild-bundled alike, not minified.",
-    "",
-    table(
-      ["Server", ...header.slice(1)],
-      [
-        row(ours, `${dist}/server.mjs`, bundleSize(server)),
-        row(v1, `SDK v1 McpServer (@modelcontextprotocol/sdk ${installedVersion("@modelcontextprotocol/sdk")})`, bundleSize(sdkV1)),
-        row(v2, `SDK v2 McpServer (@modelcontextprotocol/server ${installedVersion("@modelcontextprotocol/server")})`, bundleSize(sdkV2)),
-        row(bare, "bare node responder (the limit)", bundleSize(bareResponder)),
-      ],
-    ),
-  ];
-  const targets = [
-    target("Server throughput / SDK v1's", "at least", 3, ratio(ours, v1, "callsPerSecond"), ratio(bare, v1, "callsPerSecond")),
-    target("Server throughput / bare responder's", "at least", 0.7, ratio(ours, bare, "callsPerSecond"), "itself"),
-    target("Server cold start / SDK v1's", "at most", 0.6, ratio(ours, v1, "coldStartMs"), ratio(bare, v1, "coldStartMs")),
-    target("Server cold start / SDK v2's", "at most", 0.6, ratio(ours, v2, "coldStartMs"), ratio(bare, v2, "coldStartMs")),
-    target("Server peak memory / SDK v1's", "at most", 0.5, ratio(ours, v1, "peakMemoryBytes"), ratio(bare, v1, "peakMemoryBytes")),
-    target("Server peak memory / SDK v2's", "at most", 0.5, ratio(ours, v2, "peakMemoryBytes"), ratio(bare, v2, "peakMemoryBytes")),
-  ];
-  if (hasWrap) {
-    const addedByWrap = median(addedLatency(wrapped, ours));
-    const addedByPipe = median(addedLatency(piped, ours));
-    const added = (proxy: Contender) => [`+${decimal(median(addedLatency(proxy, ours)))} µs`];
-    // A ratio of medians: within one round the bare proxy's few added µs can come out near zero or below, and a ratio to that means nothing.
-    const addedRatio = { value: addedByWrap / addedByPipe, detail: `+${decimal(addedByWrap)} µs / +${decimal(addedByPipe)} µs` };
-    report.push(
-      "",
-      table(
-        ["Proxy", "Bundle (gzip)", "Cold start", "Session", "Peak memory (proxy + server)", "p50", "Added p50", "p99", "Throughput"],
-        [
-          row(ours, `none: ${dist}/server.mjs directly`, "—", ["—"]),
-          row(wrapped, `${dist}/wrap.mjs --log FILE -- node ${dist}/server.mjs`, bundleSize(wrap), added(wrapped)),
-          row(piped, "bare pipe proxy, logs nothing (the limit)", bundleSize(bareProxy), added(piped)),
-        ],
-      ),
-    );
-    targets.push(
-      target("Wrap throughput / bare pipe proxy's", "at least", 0.8, ratio(wrapped, piped, "callsPerSecond"), "itself"),
-      target("Wrap added p50 / bare pipe proxy's", "at most", 1.2, addedRatio, "itself"),
-    );
-  } else {
-    report.push("", `Proxy: not measured, ${dist}/wrap.mjs is missing (run npm run build).`);
-  }
-  report.push("", table(["Target", "Goal", "Measured", "Bare-node limit", ""], targets));
-  process.stdout.write(`${report.join("\n")}\n`);
-  return hasWrap ? 0 : 1;
 }
 
-// Whatever happens, no process of ours outlives the benchmark (a proxy's server sees its stdin end and exits).
+/** The slow-tool burst's line for the report: the median of ROUNDS bursts, or why not. */
+async function slowBurstReport(): Promise<string> {
+  let file: string;
+  try {
+    file = await bundleSlowServer();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return `Slow-tool burst: not measured (${reason}).`;
+  }
+  progress(`slow-tool burst: ${SLOW_CALLS} calls of a tool that awaits ${SLOW_MS} ms`);
+  const slow = contender("server.mjs with a slow tool", file, "computed");
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) times.push(await slowBurst(slow));
+  const serial = decimal(SLOW_CALLS * SLOW_MS, 0);
+  return `Slow-tool burst: ${decimal(SLOW_CALLS, 0)} calls of a tool that awaits ${SLOW_MS} ms, ` +
+    `written at once, answered in ${decimal(median(times), 0)} ms (median of ${ROUNDS}; ` +
+    `one after another they would take ${serial} ms).`;
+}
+
+/** The opening lines of the report: when, where, and what each figure is. */
+function preamble(): string[] {
+  const cpu = cpus();
+  const model = cpu[0]?.model.trim() ?? "unknown CPU";
+  const memory = `${decimal(totalmem() / 2 ** 30, 0)} GiB`;
+  const system = `Linux ${release()}, Node ${process.version}`;
+  const machine = `${cpu.length} × ${model}, ${memory}, ${system}`;
+  const date = new Date().toISOString().slice(0, 10);
+  return [
+    `Measured on ${date}, ${machine}: the median of ${ROUNDS} interleaved rounds.`,
+    "Reproduce with `npm run build && npm run bench`.",
+    "",
+    "Cold start: spawn until the initialize result. Session: initialize, initialized, tools/list,",
+    "tools/call, end of stdin, exit; its peak memory is the peak resident set (VmHWM) summed over",
+    `its processes. p50 and p99: of ${decimal(LATENCY_CALLS, 0)} sequential tools/call round ` +
+      `trips after ${WARM_UP_CALLS} to warm up.`,
+    `Throughput: ${decimal(PIPELINED_CALLS, 0)} tools/call requests written at once, until the ` +
+      "last answer. Bundle: the file node runs, esbuild-bundled alike, not minified.",
+  ];
+}
+
+/** The servers' table. */
+function serverTable(field: Field): string {
+  const { ours, v1, v2, bare, parse, baseline } = field;
+  const sdk = (name: string) => `${name} ${installedVersion(name)}`;
+  const rows = [
+    row(ours, `${DIST_NAME}/server.mjs`, bundleSize(ours.file), []),
+    row(v1, `SDK v1 McpServer (${sdk("@modelcontextprotocol/sdk")})`, bundleSize(v1.file), []),
+    row(v2, `SDK v2 McpServer (${sdk("@modelcontextprotocol/server")})`, bundleSize(v2.file), []),
+    row(bare, "bare node responder, no JSON (a floor)", bundleSize(bare.file), []),
+    row(parse, "parse responder, JSON in and out (a floor)", bundleSize(parse.file), []),
+  ];
+  if (baseline !== undefined) {
+    rows.push(row(baseline, `baseline: ${BASELINE}/server.mjs`, bundleSize(baseline.file), []));
+  }
+  const header = ["Server", "Bundle (gzip)", "Cold start", "Session", "Peak memory", "p50"];
+  return table([...header, "p99", "Throughput"], rows);
+}
+
+/** The median p50 a proxy adds to the direct connection, as a cell. */
+function addedCell(proxy: Contender, direct: Contender): string[] {
+  return [`+${decimal(median(differences(proxy, direct, "p50Us")), 0)} µs`];
+}
+
+/** The proxies' table. */
+function proxyTable(field: Field, wrapped: Contender, piped: Contender): string {
+  const { ours } = field;
+  const wrapLabel = `${DIST_NAME}/wrap.mjs --log FILE -- node ${DIST_NAME}/server.mjs`;
+  const pipeLabel = "bare pipe proxy, logs nothing (the floor)";
+  const rows = [
+    row(ours, `none: ${DIST_NAME}/server.mjs directly`, "—", ["—"]),
+    row(wrapped, wrapLabel, bundleSize(wrapped.file), addedCell(wrapped, ours)),
+    row(piped, pipeLabel, bundleSize(piped.file), addedCell(piped, ours)),
+  ];
+  const header = ["Proxy", "Bundle (gzip)", "Cold start", "Session"];
+  const figures = ["Peak memory (proxy + server)", "p50", "Added p50", "p99", "Throughput"];
+  return table([...header, ...figures], rows);
+}
+
+/** The server's targets; a floor scores the same ratio beside each. */
+function serverTargets(field: Field): string[][] {
+  const { ours, v1, v2, bare, parse } = field;
+  const calls = "callsPerSecond";
+  const start = "coldStartMs";
+  const memory = "peakMemoryBytes";
+  return [
+    target("Server throughput / SDK v1's", "at least", 3,
+      ratio(ours, v1, calls), ratio(parse, v1, calls)),
+    target("Server throughput / parse responder's", "at least", 0.7,
+      ratio(ours, parse, calls), "itself"),
+    target("Server cold start / SDK v1's", "at most", 0.6,
+      ratio(ours, v1, start), ratio(bare, v1, start)),
+    target("Server cold start / SDK v2's", "at most", 0.6,
+      ratio(ours, v2, start), ratio(bare, v2, start)),
+    target("Server peak memory / bare responder's", "at most", 1.1,
+      ratio(ours, bare, memory), "itself"),
+  ];
+}
+
+/** The targets against an earlier build, when one was measured. */
+function baselineTargets(field: Field): string[][] {
+  const { ours, baseline } = field;
+  if (baseline === undefined) return [];
+  return [
+    target("Server throughput / baseline's", "at least", 0.9,
+      ratio(ours, baseline, "callsPerSecond"), "itself"),
+    differenceTarget("Server peak memory − baseline's", 4,
+      differences(ours, baseline, "peakMemoryBytes")),
+  ];
+}
+
+/** The proxy's targets against the bare pipe proxy. */
+function proxyTargets(field: Field, wrapped: Contender, piped: Contender): string[][] {
+  const byWrap = median(differences(wrapped, field.ours, "p50Us"));
+  const byPipe = median(differences(piped, field.ours, "p50Us"));
+  // A ratio of medians: within one round the bare proxy's few added µs can come out near zero
+  // or below, and a ratio to that means nothing.
+  const detail = `+${decimal(byWrap, 0)} µs / +${decimal(byPipe, 0)} µs`;
+  return [
+    target("Wrap throughput / bare pipe proxy's", "at least", 0.8,
+      ratio(wrapped, piped, "callsPerSecond"), "itself"),
+    target("Wrap added p50 / bare pipe proxy's", "at most", 1.2,
+      { value: byWrap / byPipe, detail }, "itself"),
+  ];
+}
+
+/** Measures everything and prints the report; resolves with the exit code. */
+async function main(): Promise<number> {
+  checkInputs(join(DIST, "server.mjs"));
+  progress("bundling the SDK servers into bench/.build/");
+  const sdkV1 = await bundleServer("sdk-v1-server");
+  const sdkV2 = await bundleServer("sdk-v2-server");
+  const slowLine = await slowBurstReport();
+  await stop();
+  const logs = mkdtempSync(join(tmpdir(), "bench-wrap-"));
+  process.on("exit", () => rmSync(logs, { recursive: true, force: true }));
+  const field = fieldOf(sdkV1, sdkV2, logs);
+  const { wrapped, piped } = field;
+  if (wrapped === undefined) progress(`${DIST_NAME}/wrap.mjs is missing: no proxy section`);
+  await runRounds(contendersOf(field));
+  // bench/readers.ts, when there, measures wrap's readers; it runs on its own, after this.
+  const report = [...preamble(), "", serverTable(field), "", slowLine];
+  const targets = [...serverTargets(field), ...baselineTargets(field)];
+  if (wrapped !== undefined && piped !== undefined) {
+    report.push("", proxyTable(field, wrapped, piped));
+    targets.push(...proxyTargets(field, wrapped, piped));
+  }
+  report.push("", table(["Target", "Goal", "Measured", "Floor's score", ""], targets));
+  process.stdout.write(`${report.join("\n")}\n`);
+  return wrapped === undefined ? 1 : 0;
+}
+
+// Whatever happens, no process of ours outlives the benchmark (a proxy's server sees its
+// stdin end and exits).
 process.on("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
