@@ -42,7 +42,7 @@
 import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
   from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
@@ -480,7 +480,8 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
 
 /** One event of a wire.log, with the messages of a → or ← line classified once. */
 type LogEvent = {
-  mark: Mark; elapsed: string | undefined; tags: string[]; text: string; messages: Message[];
+  time: string; mark: Mark; elapsed: string | undefined; tags: string[]; text: string;
+  messages: Message[];
 };
 
 /** The marks, to narrow a mark read from the log. */
@@ -491,17 +492,21 @@ const EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) 
   [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"]
     .map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
 
+/** Reads one line of a wire.log into its event, or undefined when it is not one. */
+function parseEvent(line: string): LogEvent | undefined {
+  const head = EVENT_HEAD.exec(line);
+  const mark = MARKS.find((each) => each === head?.[1]);
+  if (head === null || mark === undefined) return undefined;
+  const text = line.slice(head[0].length);
+  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
+  const time = line.slice(0, line.indexOf(" "));
+  return { time, mark, elapsed: head[2], tags, text, messages };
+}
+
 /** Reads a wire.log's text into its events; a line that is not an event is skipped. */
 function parseLog(log: string): LogEvent[] {
-  return log.split("\n").flatMap((line): LogEvent[] => {
-    const head = EVENT_HEAD.exec(line);
-    const mark = MARKS.find((each) => each === head?.[1]);
-    if (head === null || mark === undefined) return [];
-    const text = line.slice(head[0].length);
-    const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
-    const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-    return [{ mark, elapsed: head[2], tags, text, messages }];
-  });
+  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
 }
 
 /** The value at a path of own keys, or undefined: `toString` is never found on a message. */
@@ -753,17 +758,194 @@ async function finishReplay(replayed: Replayed, tally: { match: number; differ: 
   return differ + missing + responses.length === 0 ? 0 : 1;
 }
 
+// ---- Reader: stats, figures per method and per session, read as a stream ----
+
+/** Figures for one kind of request: its direction, method, and tool for tools/call. */
+type RequestFigures = {
+  direction: "→" | "←"; method: string; tool: string | undefined;
+  count: number; errors: number; roundTrips: number[];
+};
+
+/** One session's figures, from its `# start` line to the next one. */
+type SessionFigures = {
+  start: string; end: string; command: string;
+  requests: Map<string, RequestFigures>;
+  /** Requests still waiting for their answer, by direction and id: the key of their figures. */
+  waiting: Map<string, string>;
+  notifications: Map<string, number>;
+  messages: { "→": { count: number; bytes: number }; "←": { count: number; bytes: number } };
+  tags: Map<string, number>;
+  stderrLines: number;
+};
+
+/** A new session's figures. */
+function newSession(start: string, command: string): SessionFigures {
+  return {
+    start, end: start, command, requests: new Map(), waiting: new Map(),
+    notifications: new Map(), tags: new Map(), stderrLines: 0,
+    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } },
+  };
+}
+
+/** Adds one to a count in a map. */
+function countIn(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+/** Counts a request under its method (and tool), and keeps it waiting for its answer. */
+function countRequest(session: SessionFigures, mark: "→" | "←", message: Message): void {
+  if (message.kind !== "request") return;
+  const name = dig(message.params, "name");
+  const tool = message.method === "tools/call" && typeof name === "string" ? name : undefined;
+  const key = `${mark} ${message.method}${tool === undefined ? "" : ` ${tool}`}`;
+  const figures = session.requests.get(key) ??
+    { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: [] };
+  figures.count += 1;
+  session.requests.set(key, figures);
+  session.waiting.set(`${mark}${JSON.stringify(message.id)}`, key);
+}
+
+/** Settles the request a response answers: an error, a tool's isError, its round trip. */
+function countResponse(session: SessionFigures, mark: "→" | "←", message: Message,
+  elapsed: string | undefined): void {
+  if (message.kind !== "response") return;
+  const waitingKey = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
+  const figures = session.requests.get(session.waiting.get(waitingKey) ?? "");
+  if (figures === undefined) return;
+  session.waiting.delete(waitingKey);
+  const toolError = figures.tool !== undefined && dig(message.result, "isError") === true;
+  if (message.error !== undefined || toolError) figures.errors += 1;
+  if (elapsed !== undefined) figures.roundTrips.push(Number(elapsed));
+}
+
+/** Adds one event to the session it belongs to. */
+function countEvent(session: SessionFigures, event: LogEvent): void {
+  session.end = event.time;
+  for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
+  if (event.mark === "!") session.stderrLines += 1;
+  if (event.mark !== "→" && event.mark !== "←") return;
+  const mark = event.mark;
+  session.messages[mark].count += event.messages.filter((each) => each.kind !== "other").length;
+  session.messages[mark].bytes += Buffer.byteLength(event.text) + 1;
+  for (const message of event.messages) {
+    const notified = message.kind === "notification" ? `${mark} ${message.method}` : undefined;
+    if (notified !== undefined) countIn(session.notifications, notified);
+    countRequest(session, mark, message);
+    countResponse(session, mark, message, event.elapsed);
+  }
+}
+
+/** The nearest-rank percentile of some round trips, in ms, or null when there are none. */
+function percentileOf(roundTrips: readonly number[], percent: number): number | null {
+  const sorted = [...roundTrips].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((percent / 100) * sorted.length) - 1)] ?? null;
+}
+
+/** A session's figures as plain data: the shape `wrap stats --json` prints (README). */
+function sessionJson(session: SessionFigures) {
+  const requests = [...session.requests.values()].map((figures) => ({
+    direction: figures.direction, method: figures.method, tool: figures.tool ?? null,
+    count: figures.count, errors: figures.errors,
+    p50Ms: percentileOf(figures.roundTrips, 50), p95Ms: percentileOf(figures.roundTrips, 95),
+    maxMs: percentileOf(figures.roundTrips, 100),
+  }));
+  const notifications = [...session.notifications].map(([key, count]) => {
+    return { direction: key.slice(0, 1), method: key.slice(2), count };
+  });
+  return {
+    start: session.start, command: session.command,
+    lengthMs: Date.parse(session.end) - Date.parse(session.start),
+    requests, notifications, messages: session.messages,
+    unanswered: session.waiting.size, tags: Object.fromEntries(session.tags),
+    stderrLines: session.stderrLines,
+  };
+}
+
+/** A figure for the text table: ms with one decimal, or a dash. */
+function ms(value: number | null): string {
+  return value === null ? "—" : value.toFixed(1);
+}
+
+/** A session's figures as text, for a person. */
+function sessionText(figures: ReturnType<typeof sessionJson>, index: number): string[] {
+  const seconds = (figures.lengthMs / 1000).toFixed(1);
+  const lines = [`session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`];
+  const widths = [36, 6, 7, 8, 8, 8];
+  const cells = (row: string[]) => {
+    return `  ${row.map((cell, at) => (at === 0 ? cell.padEnd(widths[at] ?? 0) :
+      cell.padStart(widths[at] ?? 0))).join("")}`;
+  };
+  lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
+  for (const each of figures.requests) {
+    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+    const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
+    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
+  }
+  const listed = (items: string[]) => (items.length === 0 ? "none" : items.join(" · "));
+  const notes = figures.notifications.map((each) => {
+    return `${each.direction} ${each.method} ${each.count}`;
+  });
+  lines.push(`  notifications: ${listed(notes)}`);
+  const way = (mark: "→" | "←") => {
+    const { count, bytes } = figures.messages[mark];
+    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
+  };
+  lines.push(`  messages: ${way("→")} · ${way("←")}`);
+  const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
+  lines.push(`  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines}` +
+    ` · tags: ${listed(tags)}`);
+  return lines;
+}
+
+/** Reads a log line by line, never whole, into its sessions' figures. */
+async function readStats(path: string): Promise<{ sessions: SessionFigures[]; skipped: number }> {
+  const sessions: SessionFigures[] = [];
+  let skipped = 0;
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  for await (const line of lines) {
+    const event = parseEvent(line);
+    if (event === undefined) {
+      if (line !== "") skipped += 1;
+      continue;
+    }
+    const start = event.mark === "#" && event.text.startsWith("start ");
+    if (start || sessions.length === 0) {
+      const command = start ? event.text.replace(/^start pid \d+: /, "") : "(no start line)";
+      sessions.push(newSession(event.time, command));
+    }
+    const session = sessions.at(-1);
+    if (session !== undefined) countEvent(session, event);
+  }
+  return { sessions, skipped };
+}
+
+/** wrap stats: prints a log's figures, as text or as JSON. */
+async function stats(path: string, json: boolean): Promise<void> {
+  const read = await readStats(path).catch((error: unknown) => cannot(`read ${path}`, error));
+  const sessions = read.sessions.map(sessionJson);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ sessions, skipped: read.skipped }, null, 2)}\n`);
+    return;
+  }
+  const blocks = sessions.map((session, index) => sessionText(session, index).join("\n"));
+  if (blocks.length === 0) blocks.push("no session: this file holds no wire.log event");
+  if (read.skipped > 0) blocks.push(`skipped ${read.skipped} lines that are not wire.log events`);
+  process.stdout.write(`${blocks.join("\n\n")}\n`);
+}
+
 // ---- The command line: record (the default), or read a log back ----
 
 /** Every option wrap takes, as node:util's parseArgs reads them. */
 const OPTIONS = {
   log: { type: "string" }, out: { type: "string" }, "no-redact": { type: "boolean" },
   ignore: { type: "string", multiple: true }, timeout: { type: "string" },
+  json: { type: "boolean" },
 } as const;
 
 /** The options each command takes, by its first word; recording has no word. */
 const TAKES = new Map<string | undefined, readonly string[]>([[undefined, ["log"]],
-  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []]]);
+  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []],
+  ["stats", ["json"]]]);
 
 /** What --help prints. */
 const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
@@ -772,7 +954,8 @@ and records every line to FILE (default: wire.log beside wrap.mjs).
 Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
   wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
-  wrap redact WIRE_LOG\n`;
+  wrap redact WIRE_LOG
+  wrap stats [--json] WIRE_LOG\n`;
 
 /** Exit code for a command line wrap cannot read, as shells use it. */
 const MISUSE = 2;
@@ -827,7 +1010,8 @@ if (reader === undefined) {
 } else {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  const log = await readFile(logPath, "utf8").catch((error: unknown) => {
+  if (reader === "stats") await stats(logPath, values.json === true);
+  const log = reader === "stats" ? "" : await readFile(logPath, "utf8").catch((error: unknown) => {
     cannot(`read ${logPath}`, error);
   });
   if (reader === "redact") process.stdout.write(redactLog(log));

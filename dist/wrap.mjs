@@ -3,7 +3,7 @@
 // wrap.ts
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
@@ -255,16 +255,18 @@ function proxy(command2, args2, logPath2) {
 }
 var MARKS = ["→", "←", "!", "#"];
 var EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` + [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"].map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
+function parseEvent(line) {
+  const head = EVENT_HEAD.exec(line);
+  const mark = MARKS.find((each) => each === head?.[1]);
+  if (head === null || mark === void 0) return void 0;
+  const text = line.slice(head[0].length);
+  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
+  const time = line.slice(0, line.indexOf(" "));
+  return { time, mark, elapsed: head[2], tags, text, messages };
+}
 function parseLog(log) {
-  return log.split("\n").flatMap((line) => {
-    const head = EVENT_HEAD.exec(line);
-    const mark = MARKS.find((each) => each === head?.[1]);
-    if (head === null || mark === void 0) return [];
-    const text = line.slice(head[0].length);
-    const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
-    const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-    return [{ mark, elapsed: head[2], tags, text, messages }];
-  });
+  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
 }
 function dig(value, ...keys) {
   const [key, ...rest] = keys;
@@ -459,18 +461,165 @@ async function finishReplay(replayed, tally, timeoutMs2) {
 `);
   return differ + missing + responses.length === 0 ? 0 : 1;
 }
+function newSession(start, command2) {
+  return {
+    start,
+    end: start,
+    command: command2,
+    requests: /* @__PURE__ */ new Map(),
+    waiting: /* @__PURE__ */ new Map(),
+    notifications: /* @__PURE__ */ new Map(),
+    tags: /* @__PURE__ */ new Map(),
+    stderrLines: 0,
+    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } }
+  };
+}
+function countIn(counts, key) {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+function countRequest(session, mark, message) {
+  if (message.kind !== "request") return;
+  const name = dig(message.params, "name");
+  const tool = message.method === "tools/call" && typeof name === "string" ? name : void 0;
+  const key = `${mark} ${message.method}${tool === void 0 ? "" : ` ${tool}`}`;
+  const figures = session.requests.get(key) ?? { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: [] };
+  figures.count += 1;
+  session.requests.set(key, figures);
+  session.waiting.set(`${mark}${JSON.stringify(message.id)}`, key);
+}
+function countResponse(session, mark, message, elapsed) {
+  if (message.kind !== "response") return;
+  const waitingKey = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
+  const figures = session.requests.get(session.waiting.get(waitingKey) ?? "");
+  if (figures === void 0) return;
+  session.waiting.delete(waitingKey);
+  const toolError = figures.tool !== void 0 && dig(message.result, "isError") === true;
+  if (message.error !== void 0 || toolError) figures.errors += 1;
+  if (elapsed !== void 0) figures.roundTrips.push(Number(elapsed));
+}
+function countEvent(session, event) {
+  session.end = event.time;
+  for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
+  if (event.mark === "!") session.stderrLines += 1;
+  if (event.mark !== "→" && event.mark !== "←") return;
+  const mark = event.mark;
+  session.messages[mark].count += event.messages.filter((each) => each.kind !== "other").length;
+  session.messages[mark].bytes += Buffer.byteLength(event.text) + 1;
+  for (const message of event.messages) {
+    const notified = message.kind === "notification" ? `${mark} ${message.method}` : void 0;
+    if (notified !== void 0) countIn(session.notifications, notified);
+    countRequest(session, mark, message);
+    countResponse(session, mark, message, event.elapsed);
+  }
+}
+function percentileOf(roundTrips, percent) {
+  const sorted = [...roundTrips].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(percent / 100 * sorted.length) - 1)] ?? null;
+}
+function sessionJson(session) {
+  const requests = [...session.requests.values()].map((figures) => ({
+    direction: figures.direction,
+    method: figures.method,
+    tool: figures.tool ?? null,
+    count: figures.count,
+    errors: figures.errors,
+    p50Ms: percentileOf(figures.roundTrips, 50),
+    p95Ms: percentileOf(figures.roundTrips, 95),
+    maxMs: percentileOf(figures.roundTrips, 100)
+  }));
+  const notifications = [...session.notifications].map(([key, count]) => {
+    return { direction: key.slice(0, 1), method: key.slice(2), count };
+  });
+  return {
+    start: session.start,
+    command: session.command,
+    lengthMs: Date.parse(session.end) - Date.parse(session.start),
+    requests,
+    notifications,
+    messages: session.messages,
+    unanswered: session.waiting.size,
+    tags: Object.fromEntries(session.tags),
+    stderrLines: session.stderrLines
+  };
+}
+function ms(value) {
+  return value === null ? "—" : value.toFixed(1);
+}
+function sessionText(figures, index) {
+  const seconds = (figures.lengthMs / 1e3).toFixed(1);
+  const lines = [`session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`];
+  const widths = [36, 6, 7, 8, 8, 8];
+  const cells = (row) => {
+    return `  ${row.map((cell, at) => at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0)).join("")}`;
+  };
+  lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
+  for (const each of figures.requests) {
+    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+    const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
+    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
+  }
+  const listed = (items) => items.length === 0 ? "none" : items.join(" · ");
+  const notes = figures.notifications.map((each) => {
+    return `${each.direction} ${each.method} ${each.count}`;
+  });
+  lines.push(`  notifications: ${listed(notes)}`);
+  const way = (mark) => {
+    const { count, bytes } = figures.messages[mark];
+    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
+  };
+  lines.push(`  messages: ${way("→")} · ${way("←")}`);
+  const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
+  lines.push(`  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`);
+  return lines;
+}
+async function readStats(path) {
+  const sessions = [];
+  let skipped = 0;
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  for await (const line of lines) {
+    const event = parseEvent(line);
+    if (event === void 0) {
+      if (line !== "") skipped += 1;
+      continue;
+    }
+    const start = event.mark === "#" && event.text.startsWith("start ");
+    if (start || sessions.length === 0) {
+      const command2 = start ? event.text.replace(/^start pid \d+: /, "") : "(no start line)";
+      sessions.push(newSession(event.time, command2));
+    }
+    const session = sessions.at(-1);
+    if (session !== void 0) countEvent(session, event);
+  }
+  return { sessions, skipped };
+}
+async function stats(path, json) {
+  const read = await readStats(path).catch((error) => cannot(`read ${path}`, error));
+  const sessions = read.sessions.map(sessionJson);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ sessions, skipped: read.skipped }, null, 2)}
+`);
+    return;
+  }
+  const blocks = sessions.map((session, index) => sessionText(session, index).join("\n"));
+  if (blocks.length === 0) blocks.push("no session: this file holds no wire.log event");
+  if (read.skipped > 0) blocks.push(`skipped ${read.skipped} lines that are not wire.log events`);
+  process.stdout.write(`${blocks.join("\n\n")}
+`);
+}
 var OPTIONS = {
   log: { type: "string" },
   out: { type: "string" },
   "no-redact": { type: "boolean" },
   ignore: { type: "string", multiple: true },
-  timeout: { type: "string" }
+  timeout: { type: "string" },
+  json: { type: "boolean" }
 };
 var TAKES = /* @__PURE__ */ new Map([
   [void 0, ["log"]],
   ["diagram", ["out", "no-redact"]],
   ["replay", ["ignore", "timeout"]],
-  ["redact", []]
+  ["redact", []],
+  ["stats", ["json"]]
 ]);
 var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
 Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
@@ -479,6 +628,7 @@ Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
   wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
   wrap redact WIRE_LOG
+  wrap stats [--json] WIRE_LOG
 `;
 var MISUSE = 2;
 var LONGEST_TIMEOUT_MS = 2147483647;
@@ -520,7 +670,8 @@ if (reader === void 0) {
   misuse();
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  const log = await readFile(logPath, "utf8").catch((error) => {
+  if (reader === "stats") await stats(logPath, values.json === true);
+  const log = reader === "stats" ? "" : await readFile(logPath, "utf8").catch((error) => {
     cannot(`read ${logPath}`, error);
   });
   if (reader === "redact") process.stdout.write(redactLog(log));

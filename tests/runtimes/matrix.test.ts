@@ -62,7 +62,9 @@ function patiently<T>(promise: Promise<T>, what: string): Promise<T> {
  * and waits for the process to exit 0. Each failure shows the process's stderr.
  */
 async function converse(command: string, args: readonly string[], cwd: string): Promise<void> {
-  const { child, finish, output, errors } = start(command, args, { cwd });
+  // The case's own folder is its temporary folder too: tsx's CLI leaves a folder for its IPC
+  // pipes there, and the case's folder is removed at the end.
+  const { child, finish, output, errors } = start(command, args, { cwd, env: { ...process.env, TMPDIR: cwd } });
   const withStderr = (error: unknown): never => {
     throw new Error(`${String(error)}\nstderr:\n${errors()}`);
   };
