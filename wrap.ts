@@ -42,8 +42,9 @@
 import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
   from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream, watch, watchFile, type WriteStream }
+  from "node:fs";
+import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
@@ -758,6 +759,174 @@ async function finishReplay(replayed: Replayed, tally: { match: number; differ: 
   return differ + missing + responses.length === 0 ? 0 : 1;
 }
 
+// ---- Reader: show, the log as a person reads it, whole or as it grows ----
+
+/** How show prints, and what it remembers across events. */
+type Shower = {
+  width: number; colour: boolean; redact: boolean; methods: string[]; errorsOnly: boolean;
+  /** When the session began, for each event's time since its start. */
+  sessionStart: number;
+  /** Each request's method by direction and id, so that a response is filtered as its request. */
+  asked: Map<string, string>;
+  skipped: number;
+};
+
+/** The terminal colours show uses, as SGR codes. */
+const COLOURS = { dim: "2", "→": "36", "←": "35", "!": "33", "#": "1", error: "31" } as const;
+
+/** A request or notification's method, and the tool's name for tools/call. */
+function methodOf(message: Message): string {
+  if (message.kind !== "request" && message.kind !== "notification") return "";
+  const tool = message.method === "tools/call" ? dig(message.params, "name") : undefined;
+  return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
+}
+
+/** Whether a response reports a failure: a JSON-RPC error, or a tool's isError. */
+function failed(message: Message): boolean {
+  if (message.kind !== "response") return false;
+  return message.error !== undefined || dig(message.result, "isError") === true;
+}
+
+/** What one message is, in a few words and a summary of what it carries. */
+function summary(message: Message, elapsed: string | undefined, text: string): string {
+  if (message.kind === "other") return `not JSON-RPC: ${text}`;
+  if (message.kind === "request") {
+    const args = dig(message.params, "arguments") ?? message.params;
+    const carried = args === undefined ? "" : ` ${JSON.stringify(args)}`;
+    return `${methodOf(message)} #${JSON.stringify(message.id)}${carried}`;
+  }
+  if (message.kind === "notification" && message.method === "notifications/cancelled") {
+    const requestId = JSON.stringify(dig(message.params, "requestId"));
+    return `${message.method} #${requestId} ${String(dig(message.params, "reason") ?? "")}`;
+  }
+  if (message.kind === "notification") {
+    const progress = dig(message.params, "progress");
+    const total = dig(message.params, "total");
+    const of = total === undefined ? "" : `/${String(total)}`;
+    const step = `${String(progress)}${of}`;
+    return progress === undefined ? methodOf(message) : `${methodOf(message)} ${step}`;
+  }
+  const time = elapsed === undefined ? "" : `${elapsed} ms `;
+  const id = `#${JSON.stringify(message.id)} ${time}`;
+  const code = dig(message.error, "code");
+  if (message.error !== undefined) {
+    return `${id}error ${String(code)} ${String(dig(message.error, "message"))}`;
+  }
+  const said = dig(message.result, "content", "0", "text");
+  const result = typeof said === "string" ? said : JSON.stringify(message.result);
+  return `${id}${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+}
+
+/** Whether the filters let a message through; a response goes as its request went. */
+function passes(shower: Shower, mark: "→" | "←", message: Message): boolean {
+  if (message.kind === "request") {
+    shower.asked.set(`${mark}${JSON.stringify(message.id)}`, methodOf(message));
+  }
+  if (shower.errorsOnly && !failed(message)) return false;
+  if (shower.methods.length === 0) return true;
+  const id = "id" in message ? JSON.stringify(message.id) : "";
+  const asked = shower.asked.get(`${OPPOSITE[mark]}${id}`);
+  const method = message.kind === "response" ? asked : methodOf(message);
+  return shower.methods.some((wanted) => method === wanted || method?.startsWith(`${wanted} `));
+}
+
+/** One printed line: cut to the width with "…", coloured on a terminal. */
+function fitted(shower: Shower, time: string, mark: string, text: string, colour: string) {
+  const characters = Array.from(`${time} ${mark} ${text.replace(/[\u0000-\u001f\u007f]/g, " ")}`);
+  const long = characters.length > shower.width;
+  const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
+  const line = cut.join("");
+  return shower.colour ? `\u001b[${colour}m${line}\u001b[0m` : line;
+}
+
+/** The lines show prints for one event: one per message that passes, or none. */
+function showEvent(shower: Shower, event: LogEvent): string[] {
+  const at = Date.parse(event.time);
+  const start = event.mark === "#" && event.text.startsWith("start ");
+  if (start) shower.sessionStart = at;
+  if (start) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  const time = `+${((at - shower.sessionStart) / 1000).toFixed(3)}s`;
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
+  const filtering = shower.methods.length > 0 || shower.errorsOnly;
+  if (event.mark === "!" || event.mark === "#") {
+    const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
+    return filtering ? [] : [line];
+  }
+  const mark = event.mark;
+  return event.messages.filter((message) => passes(shower, mark, message)).map((message) => {
+    const colour = failed(message) ? COLOURS.error : COLOURS[mark];
+    return fitted(shower, time, mark, tags + summary(message, event.elapsed, event.text), colour);
+  });
+}
+
+/** Prints the complete lines of some text, and returns what is left after the last "\n". */
+function showLines(shower: Shower, text: string): string {
+  const lines = text.split("\n");
+  const rest = lines.pop() ?? "";
+  const printed: string[] = [];
+  for (const line of lines) {
+    const event = parseEvent(shower.redact ? redactLog(line) : line);
+    if (event === undefined && line !== "") shower.skipped += 1;
+    if (event !== undefined) printed.push(...showEvent(shower, event));
+  }
+  if (printed.length > 0) process.stdout.write(`${printed.join("\n")}\n`);
+  return rest;
+}
+
+/** Reads what a log holds past `offset`, a MiB at a time, and shows its complete lines. */
+async function showFrom(shower: Shower, path: string, offset: number, rest: Buffer) {
+  const file = await open(path, "r");
+  const slice = Buffer.alloc(1_048_576);
+  let at = offset;
+  let held = rest;
+  for (;;) {
+    const { bytesRead } = await file.read(slice, 0, slice.length, at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+    const text = Buffer.concat([held, slice.subarray(0, bytesRead)]);
+    const end = text.lastIndexOf(0x0a) + 1;
+    showLines(shower, text.subarray(0, end).toString("utf8"));
+    held = Buffer.from(text.subarray(end));
+  }
+  await file.close();
+  return { offset: at, rest: held };
+}
+
+/** Follows a growing log until SIGINT: each change is read from where the last read ended. */
+async function follow(shower: Shower, path: string, start: { offset: number; rest: Buffer }) {
+  let read = start;
+  let reading = Promise.resolve();
+  const catchUp = () => {
+    reading = reading.then(async () => {
+      const size = (await stat(path).catch(() => undefined))?.size ?? read.offset;
+      if (size < read.offset) {
+        process.stdout.write("─── the log was cut or replaced: reading it from its start\n");
+        read = { offset: 0, rest: Buffer.alloc(0) };
+      }
+      read = await showFrom(shower, path, read.offset, read.rest).catch(() => read);
+    });
+  };
+  // inotify tells of a write at once; a one-second look also sees a log that was replaced.
+  watch(path, catchUp).on("error", () => {});
+  watchFile(path, { interval: 1_000 }, catchUp);
+  process.on("SIGINT", () => process.exit(0));
+  await new Promise(() => {});
+}
+
+/** wrap show: prints a log one line per message; with `follow`, goes on as it grows. */
+async function show(path: string, options: Omit<Shower, "sessionStart" | "asked" | "skipped">,
+  following: boolean): Promise<void> {
+  const shower: Shower = { ...options, sessionStart: 0, asked: new Map(), skipped: 0 };
+  const read = await showFrom(shower, path, 0, Buffer.alloc(0)).catch((error: unknown): never => {
+    return cannot(`read ${path}`, error);
+  });
+  if (following) await follow(shower, path, read);
+  showLines(shower, `${read.rest.toString("utf8")}\n`);
+  if (shower.skipped > 0) {
+    process.stdout.write(`skipped ${shower.skipped} lines that are not wire.log events\n`);
+  }
+}
+
 // ---- Reader: stats, figures per method and per session, read as a stream ----
 
 /** Figures for one kind of request: its direction, method, and tool for tools/call. */
@@ -939,13 +1108,14 @@ async function stats(path: string, json: boolean): Promise<void> {
 const OPTIONS = {
   log: { type: "string" }, out: { type: "string" }, "no-redact": { type: "boolean" },
   ignore: { type: "string", multiple: true }, timeout: { type: "string" },
-  json: { type: "boolean" },
+  json: { type: "boolean" }, follow: { type: "boolean" }, errors: { type: "boolean" },
+  method: { type: "string", multiple: true },
 } as const;
 
 /** The options each command takes, by its first word; recording has no word. */
 const TAKES = new Map<string | undefined, readonly string[]>([[undefined, ["log"]],
   ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []],
-  ["stats", ["json"]]]);
+  ["stats", ["json"]], ["show", ["follow", "method", "errors", "no-redact"]]]);
 
 /** What --help prints. */
 const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
@@ -955,6 +1125,7 @@ Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
   wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
   wrap redact WIRE_LOG
+  wrap show [--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG
   wrap stats [--json] WIRE_LOG\n`;
 
 /** Exit code for a command line wrap cannot read, as shells use it. */
@@ -973,6 +1144,17 @@ function misuse(): never {
 function cannot(what: string, error: unknown): never {
   process.stderr.write(`wrap: cannot ${what}: ${String(error)}\n`);
   process.exit(1);
+}
+
+/** How show prints here: the terminal's width and colours, and the command line's filters. */
+function showOptions() {
+  const terminal = process.stdout.isTTY === true;
+  const noColour = (process.env.NO_COLOR ?? "") !== "";
+  return {
+    width: terminal ? process.stdout.columns : 80, colour: terminal && !noColour,
+    redact: values["no-redact"] !== true, methods: values.method ?? [],
+    errorsOnly: values.errors === true,
+  };
 }
 
 const argv = process.argv.slice(2);
@@ -1011,7 +1193,9 @@ if (reader === undefined) {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
   if (reader === "stats") await stats(logPath, values.json === true);
-  const log = reader === "stats" ? "" : await readFile(logPath, "utf8").catch((error: unknown) => {
+  if (reader === "show") await show(logPath, showOptions(), values.follow === true);
+  const streamed = reader === "stats" || reader === "show";
+  const log = streamed ? "" : await readFile(logPath, "utf8").catch((error: unknown) => {
     cannot(`read ${logPath}`, error);
   });
   if (reader === "redact") process.stdout.write(redactLog(log));

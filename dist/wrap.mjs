@@ -3,8 +3,8 @@
 // wrap.ts
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream, watch, watchFile } from "node:fs";
+import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
@@ -234,12 +234,12 @@ function watchClient(plumbing) {
     process.on(signal, () => stop(plumbing, signal, `received ${signal}`));
   }
   const parent = process.ppid;
-  const watch = setInterval(() => {
+  const watch2 = setInterval(() => {
     if (process.ppid === parent) return;
-    clearInterval(watch);
+    clearInterval(watch2);
     stop(plumbing, "SIGTERM", `the client is gone: its pid ${parent} exited`);
   }, PARENT_CHECK_MS);
-  watch.unref();
+  watch2.unref();
 }
 function proxy(command2, args2, logPath2) {
   const writer = openLog(logPath2);
@@ -380,8 +380,8 @@ function differences(expected, actual, path, ignore) {
     });
   }
   if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  const show = (value) => value === void 0 ? "nothing" : JSON.stringify(value);
-  return [`${path.join(".")}: expected ${show(expected)}, got ${show(actual)}`];
+  const show2 = (value) => value === void 0 ? "nothing" : JSON.stringify(value);
+  return [`${path.join(".")}: expected ${show2(expected)}, got ${show2(actual)}`];
 }
 function startReplayed(command2, args2) {
   const server = spawned(command2, () => {
@@ -460,6 +460,143 @@ async function finishReplay(replayed, tally, timeoutMs2) {
   process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
 `);
   return differ + missing + responses.length === 0 ? 0 : 1;
+}
+var COLOURS = { dim: "2", "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
+function methodOf(message) {
+  if (message.kind !== "request" && message.kind !== "notification") return "";
+  const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
+  return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
+}
+function failed(message) {
+  if (message.kind !== "response") return false;
+  return message.error !== void 0 || dig(message.result, "isError") === true;
+}
+function summary(message, elapsed, text) {
+  if (message.kind === "other") return `not JSON-RPC: ${text}`;
+  if (message.kind === "request") {
+    const args2 = dig(message.params, "arguments") ?? message.params;
+    const carried = args2 === void 0 ? "" : ` ${JSON.stringify(args2)}`;
+    return `${methodOf(message)} #${JSON.stringify(message.id)}${carried}`;
+  }
+  if (message.kind === "notification" && message.method === "notifications/cancelled") {
+    const requestId = JSON.stringify(dig(message.params, "requestId"));
+    return `${message.method} #${requestId} ${String(dig(message.params, "reason") ?? "")}`;
+  }
+  if (message.kind === "notification") {
+    const progress = dig(message.params, "progress");
+    const total = dig(message.params, "total");
+    const of = total === void 0 ? "" : `/${String(total)}`;
+    const step = `${String(progress)}${of}`;
+    return progress === void 0 ? methodOf(message) : `${methodOf(message)} ${step}`;
+  }
+  const time = elapsed === void 0 ? "" : `${elapsed} ms `;
+  const id = `#${JSON.stringify(message.id)} ${time}`;
+  const code = dig(message.error, "code");
+  if (message.error !== void 0) {
+    return `${id}error ${String(code)} ${String(dig(message.error, "message"))}`;
+  }
+  const said = dig(message.result, "content", "0", "text");
+  const result = typeof said === "string" ? said : JSON.stringify(message.result);
+  return `${id}${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+}
+function passes(shower, mark, message) {
+  if (message.kind === "request") {
+    shower.asked.set(`${mark}${JSON.stringify(message.id)}`, methodOf(message));
+  }
+  if (shower.errorsOnly && !failed(message)) return false;
+  if (shower.methods.length === 0) return true;
+  const id = "id" in message ? JSON.stringify(message.id) : "";
+  const asked = shower.asked.get(`${OPPOSITE[mark]}${id}`);
+  const method = message.kind === "response" ? asked : methodOf(message);
+  return shower.methods.some((wanted) => method === wanted || method?.startsWith(`${wanted} `));
+}
+function fitted(shower, time, mark, text, colour) {
+  const characters = Array.from(`${time} ${mark} ${text.replace(/[\u0000-\u001f\u007f]/g, " ")}`);
+  const long = characters.length > shower.width;
+  const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
+  const line = cut.join("");
+  return shower.colour ? `\x1B[${colour}m${line}\x1B[0m` : line;
+}
+function showEvent(shower, event) {
+  const at = Date.parse(event.time);
+  const start = event.mark === "#" && event.text.startsWith("start ");
+  if (start) shower.sessionStart = at;
+  if (start) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  const time = `+${((at - shower.sessionStart) / 1e3).toFixed(3)}s`;
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
+  const filtering = shower.methods.length > 0 || shower.errorsOnly;
+  if (event.mark === "!" || event.mark === "#") {
+    const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
+    return filtering ? [] : [line];
+  }
+  const mark = event.mark;
+  return event.messages.filter((message) => passes(shower, mark, message)).map((message) => {
+    const colour = failed(message) ? COLOURS.error : COLOURS[mark];
+    return fitted(shower, time, mark, tags + summary(message, event.elapsed, event.text), colour);
+  });
+}
+function showLines(shower, text) {
+  const lines = text.split("\n");
+  const rest = lines.pop() ?? "";
+  const printed = [];
+  for (const line of lines) {
+    const event = parseEvent(shower.redact ? redactLog(line) : line);
+    if (event === void 0 && line !== "") shower.skipped += 1;
+    if (event !== void 0) printed.push(...showEvent(shower, event));
+  }
+  if (printed.length > 0) process.stdout.write(`${printed.join("\n")}
+`);
+  return rest;
+}
+async function showFrom(shower, path, offset, rest) {
+  const file = await open(path, "r");
+  const slice = Buffer.alloc(1048576);
+  let at = offset;
+  let held = rest;
+  for (; ; ) {
+    const { bytesRead } = await file.read(slice, 0, slice.length, at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+    const text = Buffer.concat([held, slice.subarray(0, bytesRead)]);
+    const end = text.lastIndexOf(10) + 1;
+    showLines(shower, text.subarray(0, end).toString("utf8"));
+    held = Buffer.from(text.subarray(end));
+  }
+  await file.close();
+  return { offset: at, rest: held };
+}
+async function follow(shower, path, start) {
+  let read = start;
+  let reading = Promise.resolve();
+  const catchUp2 = () => {
+    reading = reading.then(async () => {
+      const size = (await stat(path).catch(() => void 0))?.size ?? read.offset;
+      if (size < read.offset) {
+        process.stdout.write("─── the log was cut or replaced: reading it from its start\n");
+        read = { offset: 0, rest: Buffer.alloc(0) };
+      }
+      read = await showFrom(shower, path, read.offset, read.rest).catch(() => read);
+    });
+  };
+  watch(path, catchUp2).on("error", () => {
+  });
+  watchFile(path, { interval: 1e3 }, catchUp2);
+  process.on("SIGINT", () => process.exit(0));
+  await new Promise(() => {
+  });
+}
+async function show(path, options, following) {
+  const shower = { ...options, sessionStart: 0, asked: /* @__PURE__ */ new Map(), skipped: 0 };
+  const read = await showFrom(shower, path, 0, Buffer.alloc(0)).catch((error) => {
+    return cannot(`read ${path}`, error);
+  });
+  if (following) await follow(shower, path, read);
+  showLines(shower, `${read.rest.toString("utf8")}
+`);
+  if (shower.skipped > 0) {
+    process.stdout.write(`skipped ${shower.skipped} lines that are not wire.log events
+`);
+  }
 }
 function newSession(start, command2) {
   return {
@@ -612,14 +749,18 @@ var OPTIONS = {
   "no-redact": { type: "boolean" },
   ignore: { type: "string", multiple: true },
   timeout: { type: "string" },
-  json: { type: "boolean" }
+  json: { type: "boolean" },
+  follow: { type: "boolean" },
+  errors: { type: "boolean" },
+  method: { type: "string", multiple: true }
 };
 var TAKES = /* @__PURE__ */ new Map([
   [void 0, ["log"]],
   ["diagram", ["out", "no-redact"]],
   ["replay", ["ignore", "timeout"]],
   ["redact", []],
-  ["stats", ["json"]]
+  ["stats", ["json"]],
+  ["show", ["follow", "method", "errors", "no-redact"]]
 ]);
 var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
 Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
@@ -628,6 +769,7 @@ Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
   wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
   wrap redact WIRE_LOG
+  wrap show [--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG
   wrap stats [--json] WIRE_LOG
 `;
 var MISUSE = 2;
@@ -640,6 +782,17 @@ function cannot(what, error) {
   process.stderr.write(`wrap: cannot ${what}: ${String(error)}
 `);
   process.exit(1);
+}
+function showOptions() {
+  const terminal = process.stdout.isTTY === true;
+  const noColour = (process.env.NO_COLOR ?? "") !== "";
+  return {
+    width: terminal ? process.stdout.columns : 80,
+    colour: terminal && !noColour,
+    redact: values["no-redact"] !== true,
+    methods: values.method ?? [],
+    errorsOnly: values.errors === true
+  };
 }
 var argv = process.argv.slice(2);
 var here = dirname(fileURLToPath(import.meta.url));
@@ -671,7 +824,9 @@ if (reader === void 0) {
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
   if (reader === "stats") await stats(logPath, values.json === true);
-  const log = reader === "stats" ? "" : await readFile(logPath, "utf8").catch((error) => {
+  if (reader === "show") await show(logPath, showOptions(), values.follow === true);
+  const streamed = reader === "stats" || reader === "show";
+  const log = streamed ? "" : await readFile(logPath, "utf8").catch((error) => {
     cannot(`read ${logPath}`, error);
   });
   if (reader === "redact") process.stdout.write(redactLog(log));
