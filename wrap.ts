@@ -647,20 +647,75 @@ function diagram(events: readonly LogEvent[]): string {
 
 // ---- Reader: replay, a golden test of any stdio server from one recorded session ----
 
-/** The differences between a recorded and a replayed value, one line each; key order ignored. */
-function differences(expected: unknown, actual: unknown, path: string[], ignore: string[][]) {
+/** One place where a replayed value differs from the recorded one. */
+type Difference = { path: string[]; expected: unknown; actual: unknown };
+
+/** How much of each string replay shows on either side of where two strings part. */
+const AROUND = 40;
+
+/** The most lines and characters one differing response takes in replay's report. */
+const REPORT_LINES = 6;
+const REPORT_CHARACTERS = 1_000;
+
+/** The places where a replayed value differs from the recorded one; key order ignored. */
+function differences(expected: unknown, actual: unknown, path: string[],
+  ignore: string[][]): Difference[] {
   const ignored = ignore.some((pattern) => pattern.length === path.length &&
     pattern.every((key, index) => key === "*" || key === path[index]));
   if (ignored) return [];
   if (isRecord(expected) && isRecord(actual) && Array.isArray(expected) === Array.isArray(actual)) {
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-    return [...keys].flatMap((key): string[] => {
+    return [...keys].flatMap((key): Difference[] => {
       return differences(dig(expected, key), dig(actual, key), [...path, key], ignore);
     });
   }
   if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  const show = (value: unknown) => value === undefined ? "nothing" : JSON.stringify(value);
-  return [`${path.join(".")}: expected ${show(expected)}, got ${show(actual)}`];
+  return [{ path, expected, actual }];
+}
+
+/** A value as replay shows it: JSON, redacted unless asked not to, cut to 80 characters. */
+function brief(value: unknown, redact: boolean): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value, redact ? hideSecret : undefined);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** A string around a position, at most AROUND characters on either side, as JSON. */
+function around(text: string, at: number): string {
+  const from = Math.max(0, at - AROUND);
+  const to = Math.min(text.length, at + AROUND);
+  const before = from > 0 ? "…" : "";
+  const after = to < text.length ? "…" : "";
+  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+}
+
+/** One difference as one line: the JSON path, then both values, or where two strings part. */
+function describeDifference({ path, expected, actual }: Difference, redact: boolean): string {
+  const where = path.length === 0 ? "(the whole message)" : path.join(".");
+  const secret = redact && path.some((key) => SECRET_KEY.test(key));
+  if (secret) return `${where}: differs, in a redacted value`;
+  if (typeof expected !== "string" || typeof actual !== "string") {
+    return `${where}: expected ${brief(expected, redact)}, got ${brief(actual, redact)}`;
+  }
+  const shownExpected = redact ? expected.replace(SECRET_TEXT, REDACTED) : expected;
+  const shownActual = redact ? actual.replace(SECRET_TEXT, REDACTED) : actual;
+  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  let at = 0;
+  while (shownExpected[at] === shownActual[at]) at += 1;
+  return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, ` +
+    `got ${around(shownActual, at)}`;
+}
+
+/** One differing response's report: a line naming it, then its differences, kept short. */
+function report(name: string, found: Difference[], redact: boolean): string {
+  const shown = found.slice(0, REPORT_LINES - 2).map((each) => {
+    return `  ${describeDifference(each, redact)}`;
+  });
+  const more = found.length - shown.length;
+  if (more > 0) shown.push(`  (${more} more)`);
+  const text = [`✗ ${name}`, ...shown].join("\n");
+  const short = text.length > REPORT_CHARACTERS;
+  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 
 /** A server under replay: the process, what it has sent that replay has not used yet, and a
@@ -711,7 +766,8 @@ async function waitFor(replayed: Replayed, check: () => boolean, timeoutMs: numb
 
 /** Replays a log to a command, prints what differs and one summary line; 0 when all match. */
 async function replay(events: readonly LogEvent[], command: string, args: string[],
-  ignore: string[][], timeoutMs: number): Promise<number> {
+  options: { ignore: string[][]; timeoutMs: number; redact: boolean }): Promise<number> {
+  const { ignore, timeoutMs, redact } = options;
   const replayed = startReplayed(command, args);
   const { server, responses } = replayed;
   const methods = new Map<string, string>(); // A request's method by its id, to name its answer.
@@ -730,11 +786,12 @@ async function replay(events: readonly LogEvent[], command: string, args: string
       await waitFor(replayed, () => responses.some(answers), timeoutMs);
       const index = responses.findIndex(answers);
       const actual = index === -1 ? undefined : responses.splice(index, 1)[0];
-      const found = actual === undefined ? ["missing"] : differences(message, actual, [], ignore);
+      const found = actual === undefined ? [] : differences(message, actual, [], ignore);
       const outcome = actual === undefined ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
       const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
-      if (found.length > 0) process.stdout.write(`✗ ${name}: ${found.slice(0, 3).join("; ")}\n`);
+      if (actual === undefined) process.stdout.write(`✗ ${name}: missing\n`);
+      if (found.length > 0) process.stdout.write(`${report(name, found, redact)}\n`);
     }
     if (event.mark === "→") server.stdin.write(`${event.text}\n`);
   }
@@ -1114,7 +1171,7 @@ const OPTIONS = {
 
 /** The options each command takes, by its first word; recording has no word. */
 const TAKES = new Map<string | undefined, readonly string[]>([[undefined, ["log"]],
-  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout"]], ["redact", []],
+  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout", "no-redact"]], ["redact", []],
   ["stats", ["json"]], ["show", ["follow", "method", "errors", "no-redact"]]]);
 
 /** What --help prints. */
@@ -1123,7 +1180,7 @@ Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through un
 and records every line to FILE (default: wire.log beside wrap.mjs).
 Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-  wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
+  wrap replay [--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]
   wrap redact WIRE_LOG
   wrap show [--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG
   wrap stats [--json] WIRE_LOG\n`;
@@ -1207,6 +1264,7 @@ if (reader === undefined) {
   }
   if (reader === "replay") {
     const ignore = (values.ignore ?? []).map((path) => path.split("."));
-    process.exitCode = await replay(parseLog(log), command, args, ignore, timeoutMs);
+    const redact = values["no-redact"] !== true;
+    process.exitCode = await replay(parseLog(log), command, args, { ignore, timeoutMs, redact });
   }
 }

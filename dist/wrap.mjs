@@ -370,6 +370,9 @@ function diagram(events) {
     return [...title, "```mermaid", ...head, ...joint, ...lines, "```", ""].join("\n");
   }).join("\n");
 }
+var AROUND = 40;
+var REPORT_LINES = 6;
+var REPORT_CHARACTERS = 1e3;
 function differences(expected, actual, path, ignore) {
   const ignored = ignore.some((pattern) => pattern.length === path.length && pattern.every((key, index) => key === "*" || key === path[index]));
   if (ignored) return [];
@@ -380,8 +383,43 @@ function differences(expected, actual, path, ignore) {
     });
   }
   if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  const show2 = (value) => value === void 0 ? "nothing" : JSON.stringify(value);
-  return [`${path.join(".")}: expected ${show2(expected)}, got ${show2(actual)}`];
+  return [{ path, expected, actual }];
+}
+function brief(value, redact) {
+  if (value === void 0) return "nothing";
+  const text = JSON.stringify(value, redact ? hideSecret : void 0);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+function around(text, at) {
+  const from = Math.max(0, at - AROUND);
+  const to = Math.min(text.length, at + AROUND);
+  const before = from > 0 ? "…" : "";
+  const after = to < text.length ? "…" : "";
+  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+}
+function describeDifference({ path, expected, actual }, redact) {
+  const where = path.length === 0 ? "(the whole message)" : path.join(".");
+  const secret = redact && path.some((key) => SECRET_KEY.test(key));
+  if (secret) return `${where}: differs, in a redacted value`;
+  if (typeof expected !== "string" || typeof actual !== "string") {
+    return `${where}: expected ${brief(expected, redact)}, got ${brief(actual, redact)}`;
+  }
+  const shownExpected = redact ? expected.replace(SECRET_TEXT, REDACTED) : expected;
+  const shownActual = redact ? actual.replace(SECRET_TEXT, REDACTED) : actual;
+  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  let at = 0;
+  while (shownExpected[at] === shownActual[at]) at += 1;
+  return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, got ${around(shownActual, at)}`;
+}
+function report(name, found, redact) {
+  const shown = found.slice(0, REPORT_LINES - 2).map((each) => {
+    return `  ${describeDifference(each, redact)}`;
+  });
+  const more = found.length - shown.length;
+  if (more > 0) shown.push(`  (${more} more)`);
+  const text = [`✗ ${name}`, ...shown].join("\n");
+  const short = text.length > REPORT_CHARACTERS;
+  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 function startReplayed(command2, args2) {
   const server = spawned(command2, () => {
@@ -419,7 +457,8 @@ async function waitFor(replayed, check, timeoutMs2) {
     await once(replayed.lines, "line", { signal }).catch(() => void 0);
   }
 }
-async function replay(events, command2, args2, ignore, timeoutMs2) {
+async function replay(events, command2, args2, options) {
+  const { ignore, timeoutMs: timeoutMs2, redact } = options;
   const replayed = startReplayed(command2, args2);
   const { server, responses } = replayed;
   const methods = /* @__PURE__ */ new Map();
@@ -435,11 +474,13 @@ async function replay(events, command2, args2, ignore, timeoutMs2) {
       await waitFor(replayed, () => responses.some(answers), timeoutMs2);
       const index = responses.findIndex(answers);
       const actual = index === -1 ? void 0 : responses.splice(index, 1)[0];
-      const found = actual === void 0 ? ["missing"] : differences(message, actual, [], ignore);
+      const found = actual === void 0 ? [] : differences(message, actual, [], ignore);
       const outcome = actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
       const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
-      if (found.length > 0) process.stdout.write(`✗ ${name}: ${found.slice(0, 3).join("; ")}
+      if (actual === void 0) process.stdout.write(`✗ ${name}: missing
+`);
+      if (found.length > 0) process.stdout.write(`${report(name, found, redact)}
 `);
     }
     if (event.mark === "→") server.stdin.write(`${event.text}
@@ -757,7 +798,7 @@ var OPTIONS = {
 var TAKES = /* @__PURE__ */ new Map([
   [void 0, ["log"]],
   ["diagram", ["out", "no-redact"]],
-  ["replay", ["ignore", "timeout"]],
+  ["replay", ["ignore", "timeout", "no-redact"]],
   ["redact", []],
   ["stats", ["json"]],
   ["show", ["follow", "method", "errors", "no-redact"]]
@@ -767,7 +808,7 @@ Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through un
 and records every line to FILE (default: wire.log beside wrap.mjs).
 Reading a log back (README, "Read a log back"):
   wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-  wrap replay [--ignore PATH]... [--timeout MS] WIRE_LOG -- COMMAND [ARGS...]
+  wrap replay [--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]
   wrap redact WIRE_LOG
   wrap show [--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG
   wrap stats [--json] WIRE_LOG
@@ -838,6 +879,7 @@ if (reader === void 0) {
   }
   if (reader === "replay") {
     const ignore = (values.ignore ?? []).map((path) => path.split("."));
-    process.exitCode = await replay(parseLog(log), command, args, ignore, timeoutMs);
+    const redact = values["no-redact"] !== true;
+    process.exitCode = await replay(parseLog(log), command, args, { ignore, timeoutMs, redact });
   }
 }

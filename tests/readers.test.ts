@@ -123,9 +123,9 @@ test("the same session replayed against the article's server reports the error t
   const path = await recordSession();
   const { code, stdout } = await wrap("replay", path, "--", process.execPath, articleServer);
   assert.equal(code, 1);
-  assert.match(stdout, /^✗ 2 "tools\/call": result\.content\.0\.text: expected "Invalid arguments: \\"a\\" must be a number", got "1 \+ 2 = 12"; result\.isError: expected true, got nothing$/m);
-  assert.match(stdout, /^✗ 3 "tools\/call": result: expected nothing, got .*"unknown tool: nope".*; error: expected \{"code":-32602/m);
-  assert.match(stdout, /^✗ 4 "toString": result: expected nothing, got "\[object Undefined\]"/m);
+  assert.match(stdout, /^✗ 2 "tools\/call"\n {2}result\.content\.0\.text: strings part at character 0: expected "Invalid arguments: \\"a\\" must be a number", got "1 \+ 2 = 12"\n {2}result\.isError: expected true, got nothing$/m);
+  assert.match(stdout, /^✗ 3 "tools\/call"\n {2}result: expected nothing, got .*"unknown tool: nope".*\n {2}error: expected \{"code":-32602/m);
+  assert.match(stdout, /^✗ 4 "toString"\n {2}result: expected nothing, got "\[object Undefined\]"/m);
   assert.match(stdout, /^replay: 5 responses, 2 match, 3 differ, 0 missing, 0 unexpected$/m);
 });
 
@@ -267,4 +267,43 @@ test("redact takes a bearer token whole in a header line that is not JSON", LIMI
   const { code, stdout } = await wrap("redact", path);
   assert.equal(code, 0);
   assert.equal(stdout, "2026-12-02T15:24:06.863Z ! Authorization: [redacted] token=[redacted]\n");
+});
+
+/** A server that answers every request with the same result, whatever it was asked. */
+const FIXED_SERVER = String.raw`
+const result = JSON.parse(process.argv[1]);
+let rest = "";
+process.stdin.on("data", (chunk) => {
+  const lines = (rest + chunk).split("\n");
+  rest = lines.pop();
+  for (const line of lines) {
+    const { id } = JSON.parse(line);
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n");
+  }
+});`;
+
+test("replay points at where two long strings part, in a short report that is redacted", LIMIT, async () => {
+  const T = "2026-12-02T15:24:06.863Z";
+  const long = (middle: string) => `${"a".repeat(500)}${middle}${"b".repeat(500)} Bearer secret-${middle}`;
+  const recorded = { text: long("X"), token: "tok-1", many: Object.fromEntries(Array.from({ length: 9 }, (_, n) => [`k${n}`, n])) };
+  const served = { text: long("Y"), token: "tok-2", many: Object.fromEntries(Array.from({ length: 9 }, (_, n) => [`k${n}`, n + 1])) };
+  const path = logFile("long", [
+    `${T} → {"jsonrpc":"2.0","id":1,"method":"ping"}`,
+    `${T} ← (1.0 ms) ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: recorded })}`,
+    "",
+  ].join("\n"));
+  const server = [process.execPath, "-e", FIXED_SERVER, JSON.stringify(served)];
+  const redacted = await wrap("replay", path, "--", ...server);
+  assert.equal(redacted.code, 1);
+  const [report = ""] = redacted.stdout.split("\nreplay: ");
+  const reportLines = report.split("\n");
+  assert.ok(reportLines.length <= 6 && report.length <= 1_000, report);
+  assert.equal(reportLines[0], '✗ 1 "ping"');
+  const part = `  result.text: strings part at character 500: expected …"${"a".repeat(40)}X${"b".repeat(39)}"…, got …"${"a".repeat(40)}Y${"b".repeat(39)}"…`;
+  assert.equal(reportLines[1], part);
+  assert.equal(reportLines[2], "  result.token: differs, in a redacted value");
+  assert.match(reportLines.at(-1) ?? "", /^ {2}\(\d+ more\)$/);
+  assert.doesNotMatch(redacted.stdout, /tok-|secret-/);
+  const open = await wrap("replay", "--no-redact", path, "--", ...server);
+  assert.match(open.stdout, /^ {2}result\.token: strings part at character 4: expected "tok-1", got "tok-2"$/m);
 });
