@@ -17,7 +17,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { mermaidBlocks, run, wrapPath } from "../helpers.ts";
+import { mermaidBlocks, run, start, waitUntil, wrapPath } from "../helpers.ts";
 import {
   everythingCommand, everythingPath, LONG_RUN, recordSession, ROOT, ROOTS_TOOL, SAMPLED, SAMPLING_TOOL,
   type Recorded,
@@ -216,4 +216,77 @@ test("wrap replay of the full session passes against the same server", LIMIT, as
       ...everythingCommand], "");
   assert.equal(stdout, "replay: 4 responses, 4 match, 0 differ, 0 missing, 0 unexpected\n");
   assert.equal(code, 0);
+});
+
+/** One request's figures as `wrap stats --json` prints them. */
+interface RequestFigures {
+  direction: string;
+  method: string;
+  tool: string | null;
+  count: number;
+  errors: number;
+  maxMs: number | null;
+}
+
+test("wrap stats counts each tool call and the server's requests, with the errors the client saw", LIMIT, async () => {
+  const session = recorded("full");
+  const { code, stdout } = await run(process.execPath, [wrapPath, "stats", "--json", session.logPath], "");
+  assert.equal(code, 0);
+  const [figures] = JSON.parse(stdout).sessions;
+  const requests: RequestFigures[] = figures.requests;
+  const calls = requests.filter((each) => each.method === "tools/call");
+  assert.deepEqual(calls.map((each) => each.tool).sort(), [...session.results.keys()].sort());
+  for (const call of calls) {
+    const seen = session.results.get(call.tool ?? "");
+    assert.equal(call.count, 1);
+    assert.equal(call.errors, seen?.isError === true ? 1 : 0, `${call.tool}: errors as the client saw them`);
+    assert.equal(typeof call.maxMs, "number");
+  }
+  const fromServer = requests.filter((each) => each.direction === "←").map((each) => each.method).sort();
+  assert.deepEqual(fromServer, ["roots/list", "sampling/createMessage"]);
+  const progress = figures.notifications.find((each: { method: string }) => each.method === "notifications/progress");
+  assert.equal(progress?.count, LONG_RUN.steps);
+  assert.equal(figures.unanswered, 0);
+});
+
+test("wrap show prints the session's calls, progress and server requests, one line each", LIMIT, async () => {
+  const { code, stdout } = await run(process.execPath, [wrapPath, "show", recorded("full").logPath], "");
+  assert.equal(code, 0);
+  const shown = stdout.split("\n");
+  assert.ok(shown.every((line) => Array.from(line).length <= 80), "fitted to 80 columns");
+  assert.ok(shown.some((line) => line.includes(`→ tools/call ${LONG_RUN.name}`)));
+  assert.equal(shown.filter((line) => / ← notifications\/progress \d+\/\d+/.test(line)).length, LONG_RUN.steps);
+  assert.ok(shown.some((line) => / ← roots\/list #/.test(line)));
+  assert.ok(shown.some((line) => / ← sampling\/createMessage #/.test(line)));
+  const errorsOnly = await run(process.execPath, [wrapPath, "show", "--errors", recorded("full").logPath], "");
+  assert.equal(errorsOnly.stdout.split("\n").filter((line) => line.startsWith("+")).length, 0, "no call failed");
+});
+
+test("wrap replay against a changed server gives a short report, redacted", LIMIT, async () => {
+  // The same server with a token in its environment: get-env's answer now differs, and holds it.
+  const changed = `${"sk-"}${"0123456789abcdefghijklmnop"}`;
+  const path = join(scratch, "env.log");
+  const record = [wrapPath, "--log", path, "--", ...everythingCommand];
+  const input = [
+    { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get-env", arguments: {} } },
+  ].map((message) => `${JSON.stringify(message)}\n`).join("");
+  const recorder = start(process.execPath, record);
+  recorder.child.stdin.write(input);
+  await waitUntil(() => recorder.output().includes('"id":1'), "get-env's answer", 60_000);
+  recorder.child.stdin.end();
+  await recorder.finish;
+  const env = { ...process.env, T: changed };
+  const replayed = await run(process.execPath,
+    [wrapPath, "replay", "--timeout", "10000", path, "--", ...everythingCommand], "", { env });
+  assert.equal(replayed.code, 1);
+  const [report = ""] = replayed.stdout.split("\nreplay: ");
+  assert.ok(report.split("\n").length <= 6 && report.length <= 1_000, report);
+  assert.match(report, /^✗ 1 "tools\/call"\n {2}result\.content\.0\.text: strings part at character \d+/);
+  assert.doesNotMatch(replayed.stdout, /sk-0123/);
+  const open = await run(process.execPath,
+    [wrapPath, "replay", "--no-redact", "--timeout", "10000", path, "--", ...everythingCommand], "",
+    { env });
+  assert.match(open.stdout, /sk-0123456789abcdef/, "the token is there to be redacted");
 });
