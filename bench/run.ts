@@ -800,7 +800,7 @@ async function main(): Promise<number> {
   const { wrapped, piped } = field;
   if (wrapped === undefined) progress(`${DIST_NAME}/wrap.mjs is missing: no proxy section`);
   await runRounds(contendersOf(field));
-  // bench/readers.ts, when there, measures wrap's readers; it runs on its own, after this.
+  // bench/readers.ts measures wrap's readers; `npm run bench` runs it after this.
   const report = [...preamble(), "", serverTable(field), "", slowLine];
   const targets = [...serverTargets(field), ...baselineTargets(field)];
   if (wrapped !== undefined && piped !== undefined) {
