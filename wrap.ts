@@ -499,7 +499,9 @@ function parseEvent(line: string): LogEvent | undefined {
   const mark = MARKS.find((each) => each === head?.[1]);
   if (head === null || mark === undefined) return undefined;
   const text = line.slice(head[0].length);
-  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+  // Most lines carry no tag: no list is made for them.
+  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
+  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   const time = line.slice(0, line.indexOf(" "));
   return { time, mark, elapsed: head[2], tags, text, messages };
@@ -989,7 +991,10 @@ async function show(path: string, options: Omit<Shower, "sessionStart" | "asked"
 /** Figures for one kind of request: its direction, method, and tool for tools/call. */
 type RequestFigures = {
   direction: "→" | "←"; method: string; tool: string | undefined;
-  count: number; errors: number; roundTrips: number[];
+  count: number; errors: number;
+  /** How many round trips took each time, by tenths of a millisecond, as the log writes them:
+   * a few thousand counts, however long the log, and percentiles that are exact. */
+  roundTrips: Map<number, number>;
 };
 
 /** One session's figures, from its `# start` line to the next one. */
@@ -1025,7 +1030,7 @@ function countRequest(session: SessionFigures, mark: "→" | "←", message: Mes
   const tool = message.method === "tools/call" && typeof name === "string" ? name : undefined;
   const key = `${mark} ${message.method}${tool === undefined ? "" : ` ${tool}`}`;
   const figures = session.requests.get(key) ??
-    { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: [] };
+    { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: new Map() };
   figures.count += 1;
   session.requests.set(key, figures);
   session.waiting.set(`${mark}${JSON.stringify(message.id)}`, key);
@@ -1041,7 +1046,9 @@ function countResponse(session: SessionFigures, mark: "→" | "←", message: Me
   session.waiting.delete(waitingKey);
   const toolError = figures.tool !== undefined && dig(message.result, "isError") === true;
   if (message.error !== undefined || toolError) figures.errors += 1;
-  if (elapsed !== undefined) figures.roundTrips.push(Number(elapsed));
+  if (elapsed === undefined) return;
+  const tenths = Math.round(Number(elapsed) * 10);
+  figures.roundTrips.set(tenths, (figures.roundTrips.get(tenths) ?? 0) + 1);
 }
 
 /** Adds one event to the session it belongs to. */
@@ -1051,9 +1058,9 @@ function countEvent(session: SessionFigures, event: LogEvent): void {
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   const mark = event.mark;
-  session.messages[mark].count += event.messages.filter((each) => each.kind !== "other").length;
   session.messages[mark].bytes += Buffer.byteLength(event.text) + 1;
   for (const message of event.messages) {
+    if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? `${mark} ${message.method}` : undefined;
     if (notified !== undefined) countIn(session.notifications, notified);
     countRequest(session, mark, message);
@@ -1062,9 +1069,15 @@ function countEvent(session: SessionFigures, event: LogEvent): void {
 }
 
 /** The nearest-rank percentile of some round trips, in ms, or null when there are none. */
-function percentileOf(roundTrips: readonly number[], percent: number): number | null {
-  const sorted = [...roundTrips].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((percent / 100) * sorted.length) - 1)] ?? null;
+function percentileOf(roundTrips: ReadonlyMap<number, number>, percent: number): number | null {
+  const total = [...roundTrips.values()].reduce((sum, count) => sum + count, 0);
+  const rank = Math.max(1, Math.ceil((percent / 100) * total));
+  let seen = 0;
+  for (const tenths of [...roundTrips.keys()].sort((a, b) => a - b)) {
+    seen += roundTrips.get(tenths) ?? 0;
+    if (seen >= rank) return tenths / 10;
+  }
+  return null;
 }
 
 /** A session's figures as plain data: the shape `wrap stats --json` prints (README). */

@@ -260,7 +260,8 @@ function parseEvent(line) {
   const mark = MARKS.find((each) => each === head?.[1]);
   if (head === null || mark === void 0) return void 0;
   const text = line.slice(head[0].length);
-  const tags = Array.from(head[0].matchAll(/\[(.+?)\] /g), ([tag]) => tag.slice(1, -2));
+  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
+  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   const time = line.slice(0, line.indexOf(" "));
   return { time, mark, elapsed: head[2], tags, text, messages };
@@ -660,7 +661,7 @@ function countRequest(session, mark, message) {
   const name = dig(message.params, "name");
   const tool = message.method === "tools/call" && typeof name === "string" ? name : void 0;
   const key = `${mark} ${message.method}${tool === void 0 ? "" : ` ${tool}`}`;
-  const figures = session.requests.get(key) ?? { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: [] };
+  const figures = session.requests.get(key) ?? { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
   figures.count += 1;
   session.requests.set(key, figures);
   session.waiting.set(`${mark}${JSON.stringify(message.id)}`, key);
@@ -673,7 +674,9 @@ function countResponse(session, mark, message, elapsed) {
   session.waiting.delete(waitingKey);
   const toolError = figures.tool !== void 0 && dig(message.result, "isError") === true;
   if (message.error !== void 0 || toolError) figures.errors += 1;
-  if (elapsed !== void 0) figures.roundTrips.push(Number(elapsed));
+  if (elapsed === void 0) return;
+  const tenths = Math.round(Number(elapsed) * 10);
+  figures.roundTrips.set(tenths, (figures.roundTrips.get(tenths) ?? 0) + 1);
 }
 function countEvent(session, event) {
   session.end = event.time;
@@ -681,9 +684,9 @@ function countEvent(session, event) {
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   const mark = event.mark;
-  session.messages[mark].count += event.messages.filter((each) => each.kind !== "other").length;
   session.messages[mark].bytes += Buffer.byteLength(event.text) + 1;
   for (const message of event.messages) {
+    if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? `${mark} ${message.method}` : void 0;
     if (notified !== void 0) countIn(session.notifications, notified);
     countRequest(session, mark, message);
@@ -691,8 +694,14 @@ function countEvent(session, event) {
   }
 }
 function percentileOf(roundTrips, percent) {
-  const sorted = [...roundTrips].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(percent / 100 * sorted.length) - 1)] ?? null;
+  const total = [...roundTrips.values()].reduce((sum, count) => sum + count, 0);
+  const rank = Math.max(1, Math.ceil(percent / 100 * total));
+  let seen = 0;
+  for (const tenths of [...roundTrips.keys()].sort((a, b) => a - b)) {
+    seen += roundTrips.get(tenths) ?? 0;
+    if (seen >= rank) return tenths / 10;
+  }
+  return null;
 }
 function sessionJson(session) {
   const requests = [...session.requests.values()].map((figures) => ({
