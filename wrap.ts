@@ -831,7 +831,7 @@ type Shower = {
 };
 
 /** The terminal colours show uses, as SGR codes. */
-const COLOURS = { dim: "2", "→": "36", "←": "35", "!": "33", "#": "1", error: "31" } as const;
+const COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" } as const;
 
 /** A request or notification's method, and the tool's name for tools/call. */
 function methodOf(message: Message): string {
@@ -1220,8 +1220,10 @@ function cannot(what: string, error: unknown): never {
 function showOptions() {
   const terminal = process.stdout.isTTY === true;
   const noColour = (process.env.NO_COLOR ?? "") !== "";
+  // A terminal that says nothing of its size, or something too narrow to use, gets 80.
+  const columns = terminal ? process.stdout.columns ?? 0 : 0;
   return {
-    width: terminal ? process.stdout.columns : 80, colour: terminal && !noColour,
+    width: columns >= 20 ? columns : 80, colour: terminal && !noColour,
     redact: values["no-redact"] !== true, methods: values.method ?? [],
     errorsOnly: values.errors === true,
   };

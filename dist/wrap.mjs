@@ -503,7 +503,7 @@ async function finishReplay(replayed, tally, timeoutMs2) {
 `);
   return differ + missing + responses.length === 0 ? 0 : 1;
 }
-var COLOURS = { dim: "2", "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
+var COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
 function methodOf(message) {
   if (message.kind !== "request" && message.kind !== "notification") return "";
   const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
@@ -836,8 +836,9 @@ function cannot(what, error) {
 function showOptions() {
   const terminal = process.stdout.isTTY === true;
   const noColour = (process.env.NO_COLOR ?? "") !== "";
+  const columns = terminal ? process.stdout.columns ?? 0 : 0;
   return {
-    width: terminal ? process.stdout.columns : 80,
+    width: columns >= 20 ? columns : 80,
     colour: terminal && !noColour,
     redact: values["no-redact"] !== true,
     methods: values.method ?? [],
