@@ -7,13 +7,15 @@
  *
  * JSON-RPC has three kinds of message. A request has an id and a method, and always gets
  * exactly one response. A notification has a method and no id, and never gets one. A
- * response has an id and a result or an error; we send no requests, so we ignore any we get.
+ * response has an id and a result or an error. We send one request of our own, when a tool asks
+ * the user something (elicitation), and pair the client's response to it by its id.
  * Errors come in two layers: protocol errors are JSON-RPC error objects (bad JSON, unknown
  * method, bad params), and a tool that fails returns a result with `isError: true`.
  *
  * First comes the part you edit, the tools: add an entry to TOOLS, and tools/list and
  * tools/call both read it. The machinery follows, down to the I/O at the very end.
  */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import process from "node:process";
 
 // ---- The part you edit: the tools ----
@@ -38,12 +40,32 @@ type CallToolResult = {
   isError?: boolean;
 };
 
+/** A flat JSON Schema for an object: a tool's arguments, or the form an elicitation shows, whose
+ * properties are strings, numbers, booleans or enums (2025-11-25 client/elicitation
+ * §Requested Schema). */
+type ObjectSchema = {
+  type: "object";
+  properties: { [name: string]: PropertySchema };
+  required?: string[];
+};
+
+/** One property: its JSON type, and any other keyword (description, enum, default…). */
+type PropertySchema = { type: string; description?: string; [keyword: string]: unknown };
+
+/** The user's answer to an elicitation (client/elicitation §Response Actions): "accept" with the
+ * form's content, "decline" when they said no, "cancel" when they closed it unanswered. */
+type ElicitResult = { action: "accept" | "decline" | "cancel"; content?: JSONObject };
+
 /** What a handler is given beside its arguments, for this one call. */
 interface ToolContext {
   /** Aborts when the client cancels the call: hand it on to what you await. */
   readonly signal: AbortSignal;
   /** Reports how far the call has come, if the client asked; each value must exceed the last. */
   readonly progress: (progress: number, total?: number, message?: string) => void;
+  /** Asks the user, through the client, to fill in a form, and resolves to their answer. In
+   * 2026-07-28 the handler is run again from the start with the answer: work before an elicit
+   * runs once a round. It rejects when the client cannot show a form. */
+  readonly elicit: (message: string, requestedSchema: ObjectSchema) => Promise<ElicitResult>;
 }
 
 /** A tool: its definition as tools/list shows it, and the handler tools/call runs. */
@@ -51,11 +73,7 @@ type Tool = {
   name: string;
   description: string;
   /** The JSON Schema of its arguments; checkArguments reads `type` and `required`. */
-  inputSchema: {
-    type: "object";
-    properties: { [name: string]: { type: string; description?: string } };
-    required?: string[];
-  };
+  inputSchema: ObjectSchema;
   /** Returns the result, or a Promise of it; what it throws becomes a result with `isError`. */
   handler: (args: JSONObject, context: ToolContext) => CallToolResult | Promise<CallToolResult>;
 };
@@ -130,8 +148,12 @@ type Reply = JSONRPCResponse | JSONRPCResponse[] | undefined;
 type Message =
   | ({ kind: "request" } & JSONRPCRequest)
   | ({ kind: "notification" } & JSONRPCNotification)
-  | { kind: "response" }
+  | { kind: "response"; response: JSONObject }
   | { kind: "invalid"; id: RequestId | null; reason: string };
+
+/** What a requestState we wrote holds (2026-07-28 basic/patterns/mrtr): the keys the last round
+ * asked, and the answers the rounds before it were given. */
+type RequestState = { asked: string[]; answers: JSONObject };
 
 /** Which protocol era a request belongs to. */
 type Era = "legacy" | "modern";
@@ -175,6 +197,19 @@ const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** The three answers an ElicitResult can give. */
+const ELICIT_ACTIONS = ["accept", "decline", "cancel"];
+
+/** The state of a call's first round: nothing asked, nothing answered. */
+const FIRST_ROUND: RequestState = { asked: [], answers: {} };
+
+/** What elicit says when the client cannot show a form. */
+const CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
+
+/** The key that signs each requestState we write. It is new each run: a state is good only in
+ * the process that wrote it, which over stdio is the session's whole life. */
+const STATE_KEY = randomBytes(32);
 
 /** The longest line we hold, in bytes: far beyond any real message, far below V8's longest
  * string (about 512 Mi characters). */
@@ -224,6 +259,70 @@ function checkArguments(schema: Tool["inputSchema"], args: JSONObject): string |
   return undefined;
 }
 
+/** Whether a value is an ElicitResult: a known action, and content only as an object. */
+function isElicitResult(value: unknown): value is ElicitResult {
+  if (!isObject(value)) return false;
+  const known = ELICIT_ACTIONS.some((action) => action === value.action);
+  return known && (value.content === undefined || isObject(value.content));
+}
+
+/** An elicitation that the client could not or would not answer: no bug of ours, so the log
+ * gets its message in one line rather than a stack. */
+class ElicitationError extends Error {
+  name = "ElicitationError";
+}
+
+/** The client's answer, checked: an ElicitResult, and content that fits the form when it was
+ * accepted. What fails the check rejects the handler's elicit with a message it can pass on. */
+function checkedAnswer(value: unknown, form: ObjectSchema): ElicitResult {
+  if (!isElicitResult(value)) throw new ElicitationError("The answer is not an ElicitResult");
+  const problem = value.action === "accept" ? checkArguments(form, value.content ?? {}) : undefined;
+  if (problem !== undefined) throw new ElicitationError(`The answer does not fit: ${problem}`);
+  return value;
+}
+
+/** Whether a client can show a form: it declared `elicitation`, and an empty one means form
+ * mode (2025-11-25 client/elicitation §Capabilities). */
+function canElicit(capabilities: unknown): boolean {
+  if (!isObject(capabilities) || !isObject(capabilities.elicitation)) return false;
+  const { form, url } = capabilities.elicitation;
+  return form !== undefined || url === undefined;
+}
+
+/** What a requestState is bound to: the call's tool and its arguments, as JSON. */
+function callOf(name: string, args: JSONObject): string {
+  return JSON.stringify([name, args]);
+}
+
+/** The signature of a requestState for one call, its tool and arguments: 2026-07-28
+ * basic/patterns/mrtr §Server Requirements makes the state attacker-controlled input whose
+ * integrity MUST be protected when it drives business logic, as a "yes, deploy" does. */
+function signature(call: string, body: string): string {
+  // JSON.stringify escapes every newline, so "\n" cannot be forged inside `call`.
+  return createHmac("sha256", STATE_KEY).update(`${call}\n${body}`).digest("base64url");
+}
+
+/** A requestState: the state as base64url JSON, a dot, and its signature. */
+function sealState(call: string, state: RequestState): string {
+  const body = Buffer.from(JSON.stringify(state)).toString("base64url");
+  return `${body}.${signature(call, body)}`;
+}
+
+/** The state in a requestState we wrote for this call, or undefined for any other value. */
+function openState(requestState: unknown, name: string, args: JSONObject):
+  RequestState | undefined {
+  if (typeof requestState !== "string") return undefined;
+  const [body, tag, ...more] = requestState.split(".");
+  if (body === undefined || tag === undefined || more.length > 0) return undefined;
+  const expected = Buffer.from(signature(callOf(name, args), body));
+  const given = Buffer.from(tag);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  const state: unknown = JSON.parse(Buffer.from(body, "base64url").toString());
+  // We signed it, so it is what sealState wrote; these checks tell the compiler so.
+  if (!isObject(state) || !Array.isArray(state.asked) || !isObject(state.answers)) return undefined;
+  return { asked: state.asked.filter((key) => typeof key === "string"), answers: state.answers };
+}
+
 /** A protocol error in place of a result: the one place an error object is made. */
 function failure(code: number, message: string, data?: unknown): { error: ErrorObject } {
   return { error: data === undefined ? { code, message } : { code, message, data } };
@@ -257,6 +356,11 @@ function show(value: unknown): string {
   return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
 }
 
+/** A request id for the log: a number as it is, anything else as show gives it. */
+function showId(value: unknown): string {
+  return typeof value === "number" ? String(value) : show(value);
+}
+
 /** What went wrong in our own code or a handler, for the log: the stack when there is one. */
 function describeError(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -272,6 +376,7 @@ function logClient(method: string, clientInfo: unknown, protocolVersion: unknown
 /** initialize: the client's version if we speak it, else our newest (§Version Negotiation). */
 function initialize(params: JSONObject): Outcome {
   logClient("initialize", params.clientInfo, params.protocolVersion);
+  legacyCapabilities = params.capabilities;
   const asked = LEGACY_VERSIONS.find((version) => version === params.protocolVersion);
   const protocolVersion = asked ?? LEGACY_VERSIONS[0];
   return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
@@ -300,11 +405,16 @@ function callTool(params: JSONObject, id: RequestId): Served {
   const problem = checkArguments(tool.inputSchema, args);
   if (problem !== undefined) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
   const meta = isObject(params._meta) ? params._meta : {};
-  const call = new ToolCall(id, isRequestId(meta.progressToken) ? meta.progressToken : undefined);
+  const modern = meta[PROTOCOL_VERSION_KEY] === MODERN_VERSION;
+  const retry = modern ? answersOf(params, name, args) : undefined;
+  if (retry !== undefined && "error" in retry) return retry;
+  const capabilities = modern ? meta[CLIENT_CAPABILITIES_KEY] : legacyCapabilities;
+  const progressToken = isRequestId(meta.progressToken) ? meta.progressToken : undefined;
+  const call = new ToolCall(id, progressToken, canElicit(capabilities), retry?.answers);
   try {
     const returned = tool.handler(args, call);
     // A promise is answered when it settles; anything else is done, and goes out at once.
-    if (returned instanceof Promise) return call.settle(returned, name);
+    if (returned instanceof Promise) return call.settle(returned, name, args);
     call.end();
     return { result: returned };
   } catch (error) {
@@ -313,12 +423,33 @@ function callTool(params: JSONObject, id: RequestId): Served {
   }
 }
 
+/** A retried call's answers (2026-07-28 basic/patterns/mrtr §Error Handling): those the
+ * requestState we signed carries, and the client's inputResponses to the keys we asked; or the
+ * protocol error that stops the call. A key we never asked is ignored, as the spec says. */
+function answersOf(params: JSONObject, name: string, args: JSONObject):
+  { answers: JSONObject } | { error: ErrorObject } {
+  const { requestState, inputResponses = {} } = params;
+  if (!isObject(inputResponses)) return invalidParams('"inputResponses" must be an object');
+  const state = requestState === undefined ? FIRST_ROUND : openState(requestState, name, args);
+  if (state === undefined) return invalidParams('"requestState" is not one we wrote for this call');
+  const answers = { ...state.answers };
+  for (const [key, answer] of Object.entries(inputResponses)) {
+    const named = `inputResponses[${show(key)}]`;
+    if (!state.asked.includes(key)) log(`ignored ${named}: it answers nothing we asked`);
+    else if (!isElicitResult(answer)) return invalidParams(`${named} is not an ElicitResult`);
+    else answers[key] = answer;
+  }
+  return { answers };
+}
+
 /** A handler's failure as the tool error the model reads; its stack goes to our log, but an
- * abort, how a handler stops when its call is cancelled, is one line. */
+ * abort, how a handler stops when its call is cancelled, and an unanswered elicitation are one
+ * line. */
 function toolError(name: string, error: unknown): CallToolResult {
   const aborted = error instanceof Error && error.name === "AbortError";
-  const what = aborted ? `stopped: ${error.message}` : `failed: ${describeError(error)}`;
-  log(`tool ${show(name)} ${what}`);
+  const plain = aborted || error instanceof ElicitationError;
+  const said = plain ? error.message : describeError(error);
+  log(`tool ${show(name)} ${aborted ? "stopped" : "failed"}: ${said}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
 }
 
@@ -380,7 +511,10 @@ function eraOf(params: JSONObject): Era | { error: ErrorObject } {
 function inEra(era: Era, method: string, outcome: Outcome): Outcome {
   if ("error" in outcome) return outcome;
   const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
-  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
+  // An input_required result says so itself (2026-07-28 basic/patterns/mrtr).
+  const asks = outcome.result.resultType === "input_required";
+  const kind = asks ? { resultType: "input_required" } : {};
+  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields, ...kind } };
 }
 
 /** A bug of ours, not the client's: it is logged, the request gets -32603, and the session
@@ -415,7 +549,7 @@ function classify(value: unknown): Message {
   if (!isObject(value)) return { kind: "invalid", id: null, reason: "not a JSON object" };
   // A response, well-formed or not, is never answered: its id numbers a request of ours.
   const answers = Object.hasOwn(value, "result") || Object.hasOwn(value, "error");
-  if (answers && !Object.hasOwn(value, "method")) return { kind: "response" };
+  if (answers && !Object.hasOwn(value, "method")) return { kind: "response", response: value };
   // An invalid message's error names its id when one can be read, else null (JSON-RPC 2.0 §5;
   // MCP's schema would leave the id out, but JSON-RPC and the article's transcript say null).
   const id = isRequestId(value.id) ? value.id : null;
@@ -439,6 +573,7 @@ function respond(value: unknown): JSONRPCResponse | Promise<Reply> | undefined {
   if (message.kind === "notification" && Object.hasOwn(NOTIFICATIONS, message.method)) {
     NOTIFICATIONS[message.method]?.(message.params);
   }
+  if (message.kind === "response") receive(message.response);
   // A notification is never answered, known or not (JSON-RPC 2.0 §4.1); nor is a response.
   if (message.kind !== "request") return undefined;
   const { id } = message;
@@ -488,6 +623,20 @@ function answer(line: Line): Reply | Promise<Reply> {
  * names the one to stop. A call that ended at once is never here. */
 const inFlight = new Map<RequestId, ToolCall>();
 
+/** Our own requests that wait for the client's response, by the id we gave them: receive pairs
+ * a response to its request by that id (JSON-RPC 2.0 §5). */
+const awaiting = new Map<RequestId, { resolve: (result: unknown) => void; reject: Rejection }>();
+
+/** How a promise of ours is rejected. */
+type Rejection = (reason: Error) => void;
+
+/** How many requests of our own we have sent: each gets the next number in its id. */
+let requestsSent = 0;
+
+/** The client's capabilities as initialize declared them: a legacy era's requests do not
+ * repeat them, as a modern one's `_meta` does. */
+let legacyCapabilities: unknown;
+
 /**
  * One tools/call: the context its handler is given, and what it takes to stop it. The
  * AbortController is made only when someone reads `signal`: most calls never do, and one per
@@ -499,10 +648,20 @@ class ToolCall implements ToolContext {
   #progressToken: RequestId | undefined;
   #lastProgress = -Infinity;
   #controller: AbortController | undefined;
+  /** Whether the client can show a form (client/elicitation §Capabilities). */
+  readonly #canElicit: boolean;
+  /** 2026-07-28: the answers this round was given, by key; undefined in a legacy era. */
+  readonly #answers: JSONObject | undefined;
+  /** 2026-07-28: how many elicitations this run asked, and those it was given no answer to. */
+  #asked = 0;
+  #inputRequests: JSONObject | undefined;
 
-  constructor(id: RequestId, progressToken: RequestId | undefined) {
+  constructor(id: RequestId, progressToken: RequestId | undefined, canElicit: boolean,
+    answers: JSONObject | undefined) {
     this.#id = id;
     this.#progressToken = progressToken;
+    this.#canElicit = canElicit;
+    this.#answers = answers;
   }
 
   get signal(): AbortSignal {
@@ -523,6 +682,54 @@ class ToolCall implements ToolContext {
     };
   }
 
+  /** A function of its own, as progress is. It asks for a form only: URL mode is out of scope. */
+  get elicit(): ToolContext["elicit"] {
+    return (message, requestedSchema) => {
+      if (!this.#canElicit) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
+      // No `mode`: leaving it out means a form in 2025-11-25 and later, and 2025-06-18 has none.
+      const request = { method: "elicitation/create", params: { message, requestedSchema } };
+      const answers = this.#answers;
+      const answer = answers === undefined ? this.#send(request) : this.#lookUp(request, answers);
+      return answer.then((value) => checkedAnswer(value, requestedSchema));
+    };
+  }
+
+  /** Legacy eras: sends the request to the client now, and resolves with the result of its
+   * response (receive). Cancelling the call cancels the request too. */
+  #send(request: { method: string; params: JSONObject }): Promise<unknown> {
+    requestsSent += 1;
+    const id = `elicitation-${requestsSent}`;
+    const signal = this.signal;
+    const answered = new Promise((resolve, reject: Rejection) => {
+      awaiting.set(id, { resolve, reject });
+      signal.addEventListener("abort", () => {
+        if (!awaiting.has(id)) return;
+        awaiting.delete(id);
+        reject(signal.reason);
+        const params = { requestId: id, reason: "The tool call was cancelled" };
+        write([{ jsonrpc: "2.0", method: "notifications/cancelled", params }]);
+      });
+    });
+    write([{ jsonrpc: "2.0", id, ...request }]);
+    return answered;
+  }
+
+  /** 2026-07-28 (basic/patterns/mrtr): the answer this round carries for the request, keyed by
+   * its place in the order the handler asks. With none, this run ends once the handler has had
+   * its turn, and settle answers the call with every request still unanswered. */
+  #lookUp(request: JSONObject, answers: JSONObject): Promise<unknown> {
+    this.#asked += 1;
+    const key = `elicitation-${this.#asked}`;
+    if (Object.hasOwn(answers, key)) return Promise.resolve(answers[key]);
+    if (this.#inputRequests === undefined) {
+      this.#inputRequests = {};
+      setImmediate(() => this.cancel());
+    }
+    this.#inputRequests[key] = request;
+    // The handler waits here for good, and is collected with what it holds.
+    return new Promise(() => {});
+  }
+
   /** Ends the call: its response is on its way, and progress stops. */
   end(): void {
     this.#progressToken = undefined;
@@ -536,7 +743,8 @@ class ToolCall implements ToolContext {
   }
 
   /** Waits for a handler's promise, or for a cancellation, whichever comes first. */
-  async settle(returned: Promise<CallToolResult>, name: string): Promise<Outcome | undefined> {
+  async settle(returned: Promise<CallToolResult>, name: string, args: JSONObject):
+    Promise<Outcome | undefined> {
     inFlight.set(this.#id, this);
     const signal = this.signal;
     const cancelled = new Promise<undefined>((resolve) => {
@@ -548,7 +756,18 @@ class ToolCall implements ToolContext {
     // A client that reused the id of a call in flight (basic §Requests: it MUST NOT) has its
     // new call there now: that one stays cancellable.
     if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
-    return result === undefined ? undefined : { result };
+    if (result !== undefined) return { result };
+    // Stopped: by the client (no response), or at the end of a round that asked for input.
+    const inputRequests = this.#inputRequests;
+    return inputRequests === undefined ? undefined : this.#inputRequired(name, args, inputRequests);
+  }
+
+  /** The input_required result of a run that asked what it was not given (mrtr §Core Types):
+   * the requests, and a requestState with every answer so far, signed for this call. */
+  #inputRequired(name: string, args: JSONObject, inputRequests: JSONObject): Outcome {
+    const state = { asked: Object.keys(inputRequests), answers: this.#answers ?? {} };
+    const requestState = sealState(callOf(name, args), state);
+    return { result: { resultType: "input_required", inputRequests, requestState } };
   }
 }
 
@@ -558,9 +777,23 @@ function cancel(params: JSONObject): void {
   const { requestId, reason } = params;
   const call = isRequestId(requestId) ? inFlight.get(requestId) : undefined;
   const what = call === undefined ? "ignored a cancellation of" : "cancelled";
-  const named = typeof requestId === "number" ? String(requestId) : show(requestId);
-  log(`${what} request ${named}: ${show(reason)}`);
+  log(`${what} request ${showId(requestId)}: ${show(reason)}`);
   call?.cancel();
+}
+
+/** A response to a request of ours: it settles what waits for it, and one nothing waits for (an
+ * unknown id, or one answered or cancelled already) is logged and dropped. */
+function receive(response: JSONObject): void {
+  const { id, result, error } = response;
+  const waiting = isRequestId(id) ? awaiting.get(id) : undefined;
+  if (!isRequestId(id) || waiting === undefined) {
+    log(`ignored a response to ${showId(id)}: no request of ours waits for it`);
+    return;
+  }
+  awaiting.delete(id);
+  const said = isObject(error) ? error.message : error;
+  if (error === undefined) waiting.resolve(result);
+  else waiting.reject(new ElicitationError(`The client answered with an error: ${show(said)}`));
 }
 
 /**
@@ -655,6 +888,10 @@ process.stdin.on("data", (chunk: Buffer) => send(splitter.transform(chunk)));
 // reads still holds logs back. SIGINT and SIGTERM keep their default: exit at once.
 process.stdin.on("end", async () => {
   send(splitter.flush());
+  // A request of ours can no longer be answered: each tool that waits is told so.
+  const gone = new ElicitationError("The client closed its input before it answered");
+  for (const waiting of awaiting.values()) waiting.reject(gone);
+  awaiting.clear();
   await Promise.all(pending);
   process.stdout.write("", () => process.exit(0));
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 
 // server.ts
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import process from "node:process";
 function isFiniteNumber(value) {
   return typeof value === "number" && Number.isFinite(value);
@@ -49,6 +50,10 @@ var METHOD_NOT_FOUND = -32601;
 var INVALID_PARAMS = -32602;
 var INTERNAL_ERROR = -32603;
 var UNSUPPORTED_PROTOCOL_VERSION = -32022;
+var ELICIT_ACTIONS = ["accept", "decline", "cancel"];
+var FIRST_ROUND = { asked: [], answers: {} };
+var CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
+var STATE_KEY = randomBytes(32);
 var MAX_LINE_BYTES = 64 * 1024 * 1024;
 var BLANK_LINE = /^[ \t\n\r]*$/;
 var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
@@ -75,6 +80,47 @@ function checkArguments(schema, args) {
   }
   return void 0;
 }
+function isElicitResult(value) {
+  if (!isObject(value)) return false;
+  const known = ELICIT_ACTIONS.some((action) => action === value.action);
+  return known && (value.content === void 0 || isObject(value.content));
+}
+var ElicitationError = class extends Error {
+  name = "ElicitationError";
+};
+function checkedAnswer(value, form) {
+  if (!isElicitResult(value)) throw new ElicitationError("The answer is not an ElicitResult");
+  const problem = value.action === "accept" ? checkArguments(form, value.content ?? {}) : void 0;
+  if (problem !== void 0) throw new ElicitationError(`The answer does not fit: ${problem}`);
+  return value;
+}
+function canElicit(capabilities) {
+  if (!isObject(capabilities) || !isObject(capabilities.elicitation)) return false;
+  const { form, url } = capabilities.elicitation;
+  return form !== void 0 || url === void 0;
+}
+function callOf(name, args) {
+  return JSON.stringify([name, args]);
+}
+function signature(call, body) {
+  return createHmac("sha256", STATE_KEY).update(`${call}
+${body}`).digest("base64url");
+}
+function sealState(call, state) {
+  const body = Buffer.from(JSON.stringify(state)).toString("base64url");
+  return `${body}.${signature(call, body)}`;
+}
+function openState(requestState, name, args) {
+  if (typeof requestState !== "string") return void 0;
+  const [body, tag, ...more] = requestState.split(".");
+  if (body === void 0 || tag === void 0 || more.length > 0) return void 0;
+  const expected = Buffer.from(signature(callOf(name, args), body));
+  const given = Buffer.from(tag);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void 0;
+  const state = JSON.parse(Buffer.from(body, "base64url").toString());
+  if (!isObject(state) || !Array.isArray(state.asked) || !isObject(state.answers)) return void 0;
+  return { asked: state.asked.filter((key) => typeof key === "string"), answers: state.answers };
+}
 function failure(code, message, data) {
   return { error: data === void 0 ? { code, message } : { code, message, data } };
 }
@@ -96,6 +142,9 @@ function show(value) {
   const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
   return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
 }
+function showId(value) {
+  return typeof value === "number" ? String(value) : show(value);
+}
 function describeError(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);
 }
@@ -106,6 +155,7 @@ function logClient(method, clientInfo, protocolVersion) {
 }
 function initialize(params) {
   logClient("initialize", params.clientInfo, params.protocolVersion);
+  legacyCapabilities = params.capabilities;
   const asked = LEGACY_VERSIONS.find((version) => version === params.protocolVersion);
   const protocolVersion = asked ?? LEGACY_VERSIONS[0];
   return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
@@ -125,10 +175,15 @@ function callTool(params, id) {
   const problem = checkArguments(tool.inputSchema, args);
   if (problem !== void 0) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
   const meta = isObject(params._meta) ? params._meta : {};
-  const call = new ToolCall(id, isRequestId(meta.progressToken) ? meta.progressToken : void 0);
+  const modern = meta[PROTOCOL_VERSION_KEY] === MODERN_VERSION;
+  const retry = modern ? answersOf(params, name, args) : void 0;
+  if (retry !== void 0 && "error" in retry) return retry;
+  const capabilities = modern ? meta[CLIENT_CAPABILITIES_KEY] : legacyCapabilities;
+  const progressToken = isRequestId(meta.progressToken) ? meta.progressToken : void 0;
+  const call = new ToolCall(id, progressToken, canElicit(capabilities), retry?.answers);
   try {
     const returned = tool.handler(args, call);
-    if (returned instanceof Promise) return call.settle(returned, name);
+    if (returned instanceof Promise) return call.settle(returned, name, args);
     call.end();
     return { result: returned };
   } catch (error) {
@@ -136,10 +191,25 @@ function callTool(params, id) {
     return { result: toolError(name, error) };
   }
 }
+function answersOf(params, name, args) {
+  const { requestState, inputResponses = {} } = params;
+  if (!isObject(inputResponses)) return invalidParams('"inputResponses" must be an object');
+  const state = requestState === void 0 ? FIRST_ROUND : openState(requestState, name, args);
+  if (state === void 0) return invalidParams('"requestState" is not one we wrote for this call');
+  const answers = { ...state.answers };
+  for (const [key, answer2] of Object.entries(inputResponses)) {
+    const named = `inputResponses[${show(key)}]`;
+    if (!state.asked.includes(key)) log(`ignored ${named}: it answers nothing we asked`);
+    else if (!isElicitResult(answer2)) return invalidParams(`${named} is not an ElicitResult`);
+    else answers[key] = answer2;
+  }
+  return { answers };
+}
 function toolError(name, error) {
   const aborted = error instanceof Error && error.name === "AbortError";
-  const what = aborted ? `stopped: ${error.message}` : `failed: ${describeError(error)}`;
-  log(`tool ${show(name)} ${what}`);
+  const plain = aborted || error instanceof ElicitationError;
+  const said = plain ? error.message : describeError(error);
+  log(`tool ${show(name)} ${aborted ? "stopped" : "failed"}: ${said}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
 }
 function listTools() {
@@ -183,7 +253,9 @@ function eraOf(params) {
 function inEra(era, method, outcome) {
   if ("error" in outcome) return outcome;
   const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
-  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields } };
+  const asks = outcome.result.resultType === "input_required";
+  const kind = asks ? { resultType: "input_required" } : {};
+  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields, ...kind } };
 }
 function internalError(method, error) {
   log(`${show(method)} failed: ${describeError(error)}`);
@@ -209,7 +281,7 @@ function serve({ id, method, params }) {
 function classify(value) {
   if (!isObject(value)) return { kind: "invalid", id: null, reason: "not a JSON object" };
   const answers = Object.hasOwn(value, "result") || Object.hasOwn(value, "error");
-  if (answers && !Object.hasOwn(value, "method")) return { kind: "response" };
+  if (answers && !Object.hasOwn(value, "method")) return { kind: "response", response: value };
   const id = isRequestId(value.id) ? value.id : null;
   const invalid = (reason) => ({ kind: "invalid", id, reason });
   const { jsonrpc, method, params = {} } = value;
@@ -228,6 +300,7 @@ function respond(value) {
   if (message.kind === "notification" && Object.hasOwn(NOTIFICATIONS, message.method)) {
     NOTIFICATIONS[message.method]?.(message.params);
   }
+  if (message.kind === "response") receive(message.response);
   if (message.kind !== "request") return void 0;
   const { id } = message;
   const served = serve(message);
@@ -264,15 +337,27 @@ function answer(line) {
   return ready.length === replies.length ? batchOf(ready) : Promise.all(replies).then(batchOf);
 }
 var inFlight = /* @__PURE__ */ new Map();
+var awaiting = /* @__PURE__ */ new Map();
+var requestsSent = 0;
+var legacyCapabilities;
 var ToolCall = class {
   #id;
   /** The client's token for this call's progress, until the call ends: then there is none. */
   #progressToken;
   #lastProgress = -Infinity;
   #controller;
-  constructor(id, progressToken) {
+  /** Whether the client can show a form (client/elicitation §Capabilities). */
+  #canElicit;
+  /** 2026-07-28: the answers this round was given, by key; undefined in a legacy era. */
+  #answers;
+  /** 2026-07-28: how many elicitations this run asked, and those it was given no answer to. */
+  #asked = 0;
+  #inputRequests;
+  constructor(id, progressToken, canElicit2, answers) {
     this.#id = id;
     this.#progressToken = progressToken;
+    this.#canElicit = canElicit2;
+    this.#answers = answers;
   }
   get signal() {
     this.#controller ??= new AbortController();
@@ -290,6 +375,50 @@ var ToolCall = class {
       write([{ jsonrpc: "2.0", method: "notifications/progress", params }]);
     };
   }
+  /** A function of its own, as progress is. It asks for a form only: URL mode is out of scope. */
+  get elicit() {
+    return (message, requestedSchema) => {
+      if (!this.#canElicit) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
+      const request = { method: "elicitation/create", params: { message, requestedSchema } };
+      const answers = this.#answers;
+      const answer2 = answers === void 0 ? this.#send(request) : this.#lookUp(request, answers);
+      return answer2.then((value) => checkedAnswer(value, requestedSchema));
+    };
+  }
+  /** Legacy eras: sends the request to the client now, and resolves with the result of its
+   * response (receive). Cancelling the call cancels the request too. */
+  #send(request) {
+    requestsSent += 1;
+    const id = `elicitation-${requestsSent}`;
+    const signal = this.signal;
+    const answered = new Promise((resolve, reject) => {
+      awaiting.set(id, { resolve, reject });
+      signal.addEventListener("abort", () => {
+        if (!awaiting.has(id)) return;
+        awaiting.delete(id);
+        reject(signal.reason);
+        const params = { requestId: id, reason: "The tool call was cancelled" };
+        write([{ jsonrpc: "2.0", method: "notifications/cancelled", params }]);
+      });
+    });
+    write([{ jsonrpc: "2.0", id, ...request }]);
+    return answered;
+  }
+  /** 2026-07-28 (basic/patterns/mrtr): the answer this round carries for the request, keyed by
+   * its place in the order the handler asks. With none, this run ends once the handler has had
+   * its turn, and settle answers the call with every request still unanswered. */
+  #lookUp(request, answers) {
+    this.#asked += 1;
+    const key = `elicitation-${this.#asked}`;
+    if (Object.hasOwn(answers, key)) return Promise.resolve(answers[key]);
+    if (this.#inputRequests === void 0) {
+      this.#inputRequests = {};
+      setImmediate(() => this.cancel());
+    }
+    this.#inputRequests[key] = request;
+    return new Promise(() => {
+    });
+  }
   /** Ends the call: its response is on its way, and progress stops. */
   end() {
     this.#progressToken = void 0;
@@ -301,7 +430,7 @@ var ToolCall = class {
     this.#controller.abort();
   }
   /** Waits for a handler's promise, or for a cancellation, whichever comes first. */
-  async settle(returned, name) {
+  async settle(returned, name, args) {
     inFlight.set(this.#id, this);
     const signal = this.signal;
     const cancelled = new Promise((resolve) => {
@@ -311,16 +440,36 @@ var ToolCall = class {
     const result = await Promise.race([returned.catch(failed), cancelled]);
     this.end();
     if (inFlight.get(this.#id) === this) inFlight.delete(this.#id);
-    return result === void 0 ? void 0 : { result };
+    if (result !== void 0) return { result };
+    const inputRequests = this.#inputRequests;
+    return inputRequests === void 0 ? void 0 : this.#inputRequired(name, args, inputRequests);
+  }
+  /** The input_required result of a run that asked what it was not given (mrtr §Core Types):
+   * the requests, and a requestState with every answer so far, signed for this call. */
+  #inputRequired(name, args, inputRequests) {
+    const state = { asked: Object.keys(inputRequests), answers: this.#answers ?? {} };
+    const requestState = sealState(callOf(name, args), state);
+    return { result: { resultType: "input_required", inputRequests, requestState } };
   }
 };
 function cancel(params) {
   const { requestId, reason } = params;
   const call = isRequestId(requestId) ? inFlight.get(requestId) : void 0;
   const what = call === void 0 ? "ignored a cancellation of" : "cancelled";
-  const named = typeof requestId === "number" ? String(requestId) : show(requestId);
-  log(`${what} request ${named}: ${show(reason)}`);
+  log(`${what} request ${showId(requestId)}: ${show(reason)}`);
   call?.cancel();
+}
+function receive(response2) {
+  const { id, result, error } = response2;
+  const waiting = isRequestId(id) ? awaiting.get(id) : void 0;
+  if (!isRequestId(id) || waiting === void 0) {
+    log(`ignored a response to ${showId(id)}: no request of ours waits for it`);
+    return;
+  }
+  awaiting.delete(id);
+  const said = isObject(error) ? error.message : error;
+  if (error === void 0) waiting.resolve(result);
+  else waiting.reject(new ElicitationError(`The client answered with an error: ${show(said)}`));
 }
 var LineSplitter = class {
   /** The line whose "\n" has not come yet, as the pieces it came in. */
@@ -386,6 +535,9 @@ function send(lines) {
 process.stdin.on("data", (chunk) => send(splitter.transform(chunk)));
 process.stdin.on("end", async () => {
   send(splitter.flush());
+  const gone = new ElicitationError("The client closed its input before it answered");
+  for (const waiting of awaiting.values()) waiting.reject(gone);
+  awaiting.clear();
   await Promise.all(pending);
   process.stdout.write("", () => process.exit(0));
 });
