@@ -356,9 +356,9 @@ function show(value: unknown): string {
   return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
 }
 
-/** A request id for the log: a number as it is, anything else as show gives it. */
+/** A request id for the log: a number or null as it is, anything else as show gives it. */
 function showId(value: unknown): string {
-  return typeof value === "number" ? String(value) : show(value);
+  return typeof value === "number" || value === null ? String(value) : show(value);
 }
 
 /** What went wrong in our own code or a handler, for the log: the stack when there is one. */

@@ -143,7 +143,7 @@ function show(value) {
   return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
 }
 function showId(value) {
-  return typeof value === "number" ? String(value) : show(value);
+  return typeof value === "number" || value === null ? String(value) : show(value);
 }
 function describeError(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);
