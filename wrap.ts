@@ -524,11 +524,17 @@ function dig(value: unknown, ...keys: string[]): unknown {
   return isRecord(value) && Object.hasOwn(value, key) ? dig(value[key], ...rest) : undefined;
 }
 
+/** The words that are there, one space apart: a summary leaves out what a message lacks. */
+function words(...parts: (string | undefined)[]): string {
+  return parts.filter((part) => part !== undefined).join(" ");
+}
+
 // ---- Readers: elicitation, as a server asks it in either era ----
-// Legacy (2025-06-18, 2025-11-25 client/elicitation): the server sends its own elicitation/create
-// request and the client answers with an ElicitResult. Modern (2026-07-28
-// basic/patterns/mrtr): the server answers a call with an input_required result, and the client
-// retries the call under a new id with `inputResponses` and the result's `requestState`.
+// Legacy (2025-06-18 and 2025-11-25, client/elicitation): the server sends its own
+// elicitation/create request, and the client answers it with an ElicitResult. Modern
+// (2026-07-28, basic/patterns/mrtr): the server answers a call with an input_required result,
+// and the client retries the call under a new id with `inputResponses` and the result's
+// `requestState`. diagram and show read both.
 
 /** One of an input_required result's `inputRequests`: its method, and the message it shows. */
 type InputRequest = { method: string; message: string | undefined };
@@ -585,7 +591,11 @@ function elicitAnswer(message: Message): string | undefined {
   return content === undefined ? action : `${action} ${JSON.stringify(content)}`;
 }
 
-/** A request's round: 1 for a first call, the round its requestState leads to for a retry. */
+/**
+ * A request's place among a call's rounds: none for a first call, `round 3` for a retry whose
+ * requestState an earlier input_required result gave, `retry` for any other. Its round is kept
+ * until its response, which may give the requestState of the next.
+ */
 function roundOfRequest(rounds: Rounds, mark: "→" | "←", message: Message): string | undefined {
   if (message.kind !== "request") return undefined;
   const state = dig(message.params, "requestState");
@@ -692,9 +702,8 @@ function sideName(messages: readonly Message[], field: "params" | "result", info
 function describeRequest(method: string, params: unknown, place: string | undefined): string {
   const tool = method === "tools/call" ? dig(params, "name") : undefined;
   const asked = elicitationMessage(method, params);
-  const words = [method, typeof tool === "string" ? tool : undefined, asked,
-    place === undefined ? undefined : `(${place})`];
-  return words.filter((word) => word !== undefined).join(" ");
+  const named = typeof tool === "string" ? tool : undefined;
+  return words(method, named, asked, place === undefined ? undefined : `(${place})`);
 }
 
 /** What a message's arrow says: what it is, never its whole payload. */
@@ -963,11 +972,6 @@ function methodOf(message: Message): string {
 function failed(message: Message): boolean {
   if (message.kind !== "response") return false;
   return message.error !== undefined || dig(message.result, "isError") === true;
-}
-
-/** The words that are there, one space apart: a summary leaves out what a message lacks. */
-function words(...parts: (string | undefined)[]): string {
-  return parts.filter((part) => part !== undefined).join(" ");
 }
 
 /** A request in a few words: method, id, a retry's round, and its arguments or message. */

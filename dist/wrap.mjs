@@ -274,6 +274,9 @@ function dig(value, ...keys) {
   if (key === void 0) return value;
   return isRecord(value) && Object.hasOwn(value, key) ? dig(value[key], ...rest) : void 0;
 }
+function words(...parts) {
+  return parts.filter((part) => part !== void 0).join(" ");
+}
 function newRounds() {
   return { next: /* @__PURE__ */ new Map(), waiting: /* @__PURE__ */ new Map() };
 }
@@ -379,13 +382,8 @@ function sideName(messages, field, info) {
 function describeRequest(method, params, place) {
   const tool = method === "tools/call" ? dig(params, "name") : void 0;
   const asked = elicitationMessage(method, params);
-  const words2 = [
-    method,
-    typeof tool === "string" ? tool : void 0,
-    asked,
-    place === void 0 ? void 0 : `(${place})`
-  ];
-  return words2.filter((word) => word !== void 0).join(" ");
+  const named = typeof tool === "string" ? tool : void 0;
+  return words(method, named, asked, place === void 0 ? void 0 : `(${place})`);
 }
 function describe(message, text, place) {
   if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
@@ -586,9 +584,6 @@ function methodOf(message) {
 function failed(message) {
   if (message.kind !== "response") return false;
   return message.error !== void 0 || dig(message.result, "isError") === true;
-}
-function words(...parts) {
-  return parts.filter((part) => part !== void 0).join(" ");
 }
 function requestSummary(message, place) {
   const args2 = dig(message.params, "arguments") ?? message.params;

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lines, mermaidBlocks, run, tempFolder, wrapPath } from "./helpers.ts";
+import { ask, lines, mermaidBlocks, run, start, tempFolder, wrapPath } from "./helpers.ts";
 
 /** The schema every elicitation here asks for: one boolean. */
 const SCHEMA = '{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}';
@@ -198,4 +198,42 @@ test("stats counts elicitation/create under ←, and an input_required result is
   const modern = JSON.parse((await wrap("stats", "--json", logFile(MODERN))).stdout);
   const [call] = modern.sessions[0].requests;
   assert.deepEqual([call.direction, call.method, call.tool, call.count, call.errors], ["→", "tools/call", "deploy", 4, 0]);
+});
+
+/** A server that answers tools/call by asking the client first, as a legacy server does. */
+const ASKING_SERVER = `import { createInterface } from "node:readline";
+let call;
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.method === "tools/call") {
+    call = message.id;
+    send({ id: "elicitation-1", method: "elicitation/create",
+      params: { message: "Deploy to production?", requestedSchema: ${SCHEMA} } });
+  }
+  if (message.id === "elicitation-1") {
+    send({ id: call, result: { content: [{ type: "text", text: message.result.action }] } });
+  }
+});
+`;
+
+test("wrap records a client's answer to elicitation/create with its round trip, and show reads it", async () => {
+  const folder = tempFolder("elicitation-wrap-record-");
+  const server = join(folder, "server.mjs");
+  const log = join(folder, "wire.log");
+  writeFileSync(server, ASKING_SERVER);
+  const wrapped = start(process.execPath, [wrapPath, "--log", log, "--", process.execPath, server]);
+  const call = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{}}}';
+  assert.match(await ask(wrapped.child, call), /"method":"elicitation\/create"/);
+  const answer = '{"jsonrpc":"2.0","id":"elicitation-1","result":{"action":"accept","content":{"confirm":true}}}';
+  assert.match(await ask(wrapped.child, answer), /"text":"accept"/);
+  wrapped.child.stdin.end();
+  assert.equal((await wrapped.finish).code, 0);
+  const shown = lines((await wrap("show", log)).stdout).map((line) => line.replace(/^\S+ /, ""));
+  assert.deepEqual(shown.slice(1, 5).map((line) => line.replace(/\d+\.\d ms/, "N ms")), [
+    "→ tools/call deploy #1 {}",
+    '← elicitation/create #"elicitation-1" Deploy to production?',
+    '→ #"elicitation-1" N ms result accept {"confirm":true}',
+    "← #1 N ms result accept",
+  ]);
 });
