@@ -65,6 +65,11 @@ type Message =
   | { kind: "response"; id: string | number | null; result: unknown; error: unknown }
   | { kind: "other" };
 
+/** Each kind of message on its own, named as the MCP schema names them. */
+type JSONRPCRequest = Extract<Message, { kind: "request" }>;
+type JSONRPCNotification = Extract<Message, { kind: "notification" }>;
+type JSONRPCResponse = Extract<Message, { kind: "response" }>;
+
 /** How long a server that has exited may still hold its pipes open, through its own children. */
 const PIPES_GRACE_MS = 2_000;
 
@@ -519,6 +524,108 @@ function dig(value: unknown, ...keys: string[]): unknown {
   return isRecord(value) && Object.hasOwn(value, key) ? dig(value[key], ...rest) : undefined;
 }
 
+/** The words that are there, one space apart: a summary leaves out what a message lacks. */
+function words(...parts: (string | undefined)[]): string {
+  return parts.filter((part) => part !== undefined).join(" ");
+}
+
+// ---- Readers: elicitation, as a server asks it in either era ----
+// Legacy (2025-06-18 and 2025-11-25, client/elicitation): the server sends its own
+// elicitation/create request, and the client answers it with an ElicitResult. Modern
+// (2026-07-28, basic/patterns/mrtr): the server answers a call with an input_required result,
+// and the client retries the call under a new id with `inputResponses` and the result's
+// `requestState`. diagram and show read both.
+
+/** One of an input_required result's `inputRequests`: its method, and the message it shows. */
+type InputRequest = { method: string; message: string | undefined };
+
+/** What a reader remembers of one session's multi round-trip requests (basic/patterns/mrtr). */
+type Rounds = {
+  /** The round a retry is, by the requestState of the input_required result it follows. */
+  next: Map<string, number>;
+  /** Each request's round by direction and id until its response, which may lead to the next. */
+  waiting: Map<string, number>;
+};
+
+/** A session's rounds before any call. */
+function newRounds(): Rounds {
+  return { next: new Map(), waiting: new Map() };
+}
+
+/** An elicitation/create request's message to the user (client/elicitation), if it has one. */
+function elicitationMessage(method: unknown, params: unknown): string | undefined {
+  const message = dig(params, "message");
+  return method === "elicitation/create" && typeof message === "string" ? message : undefined;
+}
+
+/** An input_required result's requests (basic/patterns/mrtr); undefined for any other message. */
+function inputRequestsOf(message: Message): InputRequest[] | undefined {
+  if (message.kind !== "response") return undefined;
+  if (dig(message.result, "resultType") !== "input_required") return undefined;
+  const requests = dig(message.result, "inputRequests");
+  // The keys are the server's to choose (basic/patterns/mrtr): only the values are read.
+  return (isRecord(requests) ? Object.values(requests) : []).map((request) => {
+    const method = dig(request, "method");
+    const named = typeof method === "string" ? method : "(no method)";
+    return { method: named, message: elicitationMessage(method, dig(request, "params")) };
+  });
+}
+
+/** Input requests in brief: each method once, then the messages it asks, each `quote`d. */
+function briefAsks(requests: readonly InputRequest[], quote: (text: string) => string): string {
+  const methods = new Set(requests.map((request) => request.method));
+  return Array.from(methods, (method) => {
+    const shown = requests.filter((request) => request.method === method)
+      .flatMap((request) => request.message === undefined ? [] : [quote(request.message)]);
+    return shown.length === 0 ? method : `${method} ${shown.join(", ")}`;
+  }).join(", ");
+}
+
+/** An ElicitResult as `accept {"confirm":true}`, `decline` or `cancel`; undefined otherwise. */
+function elicitAnswer(message: Message): string | undefined {
+  if (message.kind !== "response") return undefined;
+  // client/elicitation: an ElicitResult is the one result whose `action` is a string.
+  const action = dig(message.result, "action");
+  if (typeof action !== "string") return undefined;
+  const content = dig(message.result, "content");
+  return content === undefined ? action : `${action} ${JSON.stringify(content)}`;
+}
+
+/**
+ * A request's place among a call's rounds: none for a first call, `round 3` for a retry whose
+ * requestState an earlier input_required result gave, `retry` for any other. Its round is kept
+ * until its response, which may give the requestState of the next.
+ */
+function roundOfRequest(rounds: Rounds, mark: "→" | "←", message: Message): string | undefined {
+  if (message.kind !== "request") return undefined;
+  const state = dig(message.params, "requestState");
+  const retry = state !== undefined || dig(message.params, "inputResponses") !== undefined;
+  const known = typeof state === "string" ? rounds.next.get(state) : undefined;
+  const round = retry ? known : 1;
+  if (round !== undefined) rounds.waiting.set(`${mark}${JSON.stringify(message.id)}`, round);
+  // A retry whose requestState was never seen (a log that starts mid-call) has no number.
+  if (round === undefined) return "retry";
+  return round > 1 ? `round ${round}` : undefined;
+}
+
+/** Settles a response's request, and numbers the retry that an input_required result asks for. */
+function settleRound(rounds: Rounds, mark: "→" | "←", message: Message): void {
+  if (message.kind !== "response") return;
+  const key = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
+  const round = rounds.waiting.get(key);
+  rounds.waiting.delete(key);
+  const state = dig(message.result, "requestState");
+  const asks = inputRequestsOf(message) !== undefined;
+  // basic/patterns/mrtr: the retry sends this requestState back byte for byte.
+  if (round !== undefined && asks && typeof state === "string") rounds.next.set(state, round + 1);
+}
+
+/** Follows one message through its session's rounds: a retry's place (`round 2`, `retry`). */
+function followRounds(rounds: Rounds, mark: "→" | "←", message: Message): string | undefined {
+  settleRound(rounds, mark, message);
+  return roundOfRequest(rounds, mark, message);
+}
+
 // ---- Reader: redact, a copy of the log that can be shared ----
 
 /** What stands in for a secret. */
@@ -591,32 +698,51 @@ function sideName(messages: readonly Message[], field: "params" | "result", info
   return names.find((name) => typeof name === "string");
 }
 
+/** What a request's arrow says: its method, tool, elicitation message and round (`(round 2)`). */
+function describeRequest(method: string, params: unknown, place: string | undefined): string {
+  const tool = method === "tools/call" ? dig(params, "name") : undefined;
+  const asked = elicitationMessage(method, params);
+  const named = typeof tool === "string" ? tool : undefined;
+  return words(method, named, asked, place === undefined ? undefined : `(${place})`);
+}
+
 /** What a message's arrow says: what it is, never its whole payload. */
-function describe(message: Message, text: string): string {
+function describe(message: Message, text: string, place: string | undefined): string {
   if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
-  if (message.kind !== "response") {
-    const tool = message.method === "tools/call" ? dig(message.params, "name") : undefined;
-    return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
-  }
+  if (message.kind !== "response") return describeRequest(message.method, message.params, place);
   const content = dig(message.result, "content", "0", "text");
   if (message.error !== undefined) return `error ${String(dig(message.error, "code"))}`;
   if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
-  return typeof content === "string" ? content : "result";
+  const asks = inputRequestsOf(message);
+  if (asks !== undefined) return `input required: ${briefAsks(asks, (text) => text)}`;
+  return elicitAnswer(message) ?? (typeof content === "string" ? content : "result");
 }
 
 /** The diagram's statements for one event: an arrow per message, a note for the rest. */
-function statements(event: LogEvent): string[] {
+function statements(event: LogEvent, rounds: Rounds): string[] {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
+  const mark = event.mark;
+  const [from, to] = mark === "→" ? ["C", "S"] : ["S", "C"];
   const arrows = event.messages.map((message) => {
-    const said = describe(message, event.text);
+    const said = describe(message, event.text, followRounds(rounds, mark, message));
     // Only a response has a round-trip time (a batch's line shows its first response's).
     const timed = message.kind === "response" && event.elapsed !== undefined;
     const text = timed ? `${event.elapsed} ms ${said}` : said;
     return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
+}
+
+/** Every event's statements in order; each session's rounds are numbered from its start. */
+function sessionStatements(events: readonly LogEvent[]): string[] {
+  let rounds = newRounds();
+  const drawn: string[] = [];
+  for (const event of events) {
+    if (event.mark === "#" && event.text.startsWith("start ")) rounds = newRounds();
+    drawn.push(...statements(event, rounds));
+  }
+  return drawn;
 }
 
 /** The session as Markdown: numbered ```mermaid blocks of at most BLOCK_LIMIT characters. */
@@ -631,7 +757,7 @@ function diagram(events: readonly LogEvent[]): string {
     `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command, 40)}`];
   let part: string[] = [];
   const parts = [part];
-  for (const statement of events.flatMap(statements)) {
+  for (const statement of sessionStatements(events)) {
     // Room is left for the fences and the note that joins a block to the one before.
     if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
       part = [];
@@ -827,6 +953,8 @@ type Shower = {
   sessionStart: number;
   /** Each request's method by direction and id, so that a response is filtered as its request. */
   asked: Map<string, string>;
+  /** The session's multi round-trip requests, so that a retry shows its round. */
+  rounds: Rounds;
   skipped: number;
 };
 
@@ -846,34 +974,52 @@ function failed(message: Message): boolean {
   return message.error !== undefined || dig(message.result, "isError") === true;
 }
 
-/** What one message is, in a few words and a summary of what it carries. */
-function summary(message: Message, elapsed: string | undefined, text: string): string {
-  if (message.kind === "other") return `not JSON-RPC: ${text}`;
-  if (message.kind === "request") {
-    const args = dig(message.params, "arguments") ?? message.params;
-    const carried = args === undefined ? "" : ` ${JSON.stringify(args)}`;
-    return `${methodOf(message)} #${JSON.stringify(message.id)}${carried}`;
-  }
-  if (message.kind === "notification" && message.method === "notifications/cancelled") {
+/** A request in a few words: method, id, a retry's round, and its arguments or message. */
+function requestSummary(message: JSONRPCRequest, place: string | undefined) {
+  const args = dig(message.params, "arguments") ?? message.params;
+  // An elicitation is read for its message to the user (client/elicitation), not its schema.
+  const asked = elicitationMessage(message.method, message.params);
+  const carried = asked ?? (args === undefined ? undefined : JSON.stringify(args));
+  return words(methodOf(message), `#${JSON.stringify(message.id)}`, place, carried);
+}
+
+/** A notification in a few words: a cancellation's request and reason, a progress's step. */
+function notificationSummary(message: JSONRPCNotification): string {
+  if (message.method === "notifications/cancelled") {
     const requestId = JSON.stringify(dig(message.params, "requestId"));
     return `${message.method} #${requestId} ${String(dig(message.params, "reason") ?? "")}`;
   }
-  if (message.kind === "notification") {
-    const progress = dig(message.params, "progress");
-    const total = dig(message.params, "total");
-    const of = total === undefined ? "" : `/${String(total)}`;
-    const step = `${String(progress)}${of}`;
-    return progress === undefined ? methodOf(message) : `${methodOf(message)} ${step}`;
-  }
-  const time = elapsed === undefined ? "" : `${elapsed} ms `;
-  const id = `#${JSON.stringify(message.id)} ${time}`;
-  const code = dig(message.error, "code");
+  const progress = dig(message.params, "progress");
+  const total = dig(message.params, "total");
+  const of = total === undefined ? "" : `/${String(total)}`;
+  const step = `${String(progress)}${of}`;
+  return progress === undefined ? methodOf(message) : `${methodOf(message)} ${step}`;
+}
+
+/** A response in a few words: id, round trip, then an error, what it asks, or what it says. */
+function responseSummary(message: JSONRPCResponse, elapsed: string | undefined) {
+  const time = elapsed === undefined ? undefined : `${elapsed} ms`;
+  const id = words(`#${JSON.stringify(message.id)}`, time);
   if (message.error !== undefined) {
-    return `${id}error ${String(code)} ${String(dig(message.error, "message"))}`;
+    const code = dig(message.error, "code");
+    return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
   }
+  const asks = inputRequestsOf(message);
+  const quoted = (text: string) => JSON.stringify(text);
+  if (asks !== undefined) return `${id} input_required ${briefAsks(asks, quoted)}`;
   const said = dig(message.result, "content", "0", "text");
-  const result = typeof said === "string" ? said : JSON.stringify(message.result);
-  return `${id}${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+  const result = elicitAnswer(message) ??
+    (typeof said === "string" ? said : JSON.stringify(message.result));
+  return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+}
+
+/** What one message is, in a few words and a summary of what it carries. */
+function summary(message: Message, elapsed: string | undefined, text: string,
+  place: string | undefined): string {
+  if (message.kind === "other") return `not JSON-RPC: ${text}`;
+  if (message.kind === "request") return requestSummary(message, place);
+  if (message.kind === "notification") return notificationSummary(message);
+  return responseSummary(message, elapsed);
 }
 
 /** Whether the filters let a message through; a response goes as its request went. */
@@ -903,6 +1049,7 @@ function showEvent(shower: Shower, event: LogEvent): string[] {
   const at = Date.parse(event.time);
   const start = event.mark === "#" && event.text.startsWith("start ");
   if (start) shower.sessionStart = at;
+  if (start) shower.rounds = newRounds();
   if (start) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
   const time = `+${((at - shower.sessionStart) / 1000).toFixed(3)}s`;
   const tags = event.tags.map((tag) => `[${tag}] `).join("");
@@ -912,9 +1059,13 @@ function showEvent(shower: Shower, event: LogEvent): string[] {
     return filtering ? [] : [line];
   }
   const mark = event.mark;
-  return event.messages.filter((message) => passes(shower, mark, message)).map((message) => {
+  return event.messages.flatMap((message) => {
+    // Every message is followed, shown or not, so that a retry's round is counted right.
+    const place = followRounds(shower.rounds, mark, message);
+    if (!passes(shower, mark, message)) return [];
     const colour = failed(message) ? COLOURS.error : COLOURS[mark];
-    return fitted(shower, time, mark, tags + summary(message, event.elapsed, event.text), colour);
+    const said = summary(message, event.elapsed, event.text, place);
+    return [fitted(shower, time, mark, tags + said, colour)];
   });
 }
 
@@ -973,9 +1124,12 @@ async function follow(shower: Shower, path: string, start: { offset: number; res
 }
 
 /** wrap show: prints a log one line per message; with `follow`, goes on as it grows. */
-async function show(path: string, options: Omit<Shower, "sessionStart" | "asked" | "skipped">,
+async function show(path: string,
+  options: Omit<Shower, "sessionStart" | "asked" | "rounds" | "skipped">,
   following: boolean): Promise<void> {
-  const shower: Shower = { ...options, sessionStart: 0, asked: new Map(), skipped: 0 };
+  const shower: Shower = {
+    ...options, sessionStart: 0, asked: new Map(), rounds: newRounds(), skipped: 0,
+  };
   const read = await showFrom(shower, path, 0, Buffer.alloc(0)).catch((error: unknown): never => {
     return cannot(`read ${path}`, error);
   });

@@ -274,6 +274,63 @@ function dig(value, ...keys) {
   if (key === void 0) return value;
   return isRecord(value) && Object.hasOwn(value, key) ? dig(value[key], ...rest) : void 0;
 }
+function words(...parts) {
+  return parts.filter((part) => part !== void 0).join(" ");
+}
+function newRounds() {
+  return { next: /* @__PURE__ */ new Map(), waiting: /* @__PURE__ */ new Map() };
+}
+function elicitationMessage(method, params) {
+  const message = dig(params, "message");
+  return method === "elicitation/create" && typeof message === "string" ? message : void 0;
+}
+function inputRequestsOf(message) {
+  if (message.kind !== "response") return void 0;
+  if (dig(message.result, "resultType") !== "input_required") return void 0;
+  const requests = dig(message.result, "inputRequests");
+  return (isRecord(requests) ? Object.values(requests) : []).map((request) => {
+    const method = dig(request, "method");
+    const named = typeof method === "string" ? method : "(no method)";
+    return { method: named, message: elicitationMessage(method, dig(request, "params")) };
+  });
+}
+function briefAsks(requests, quote) {
+  const methods = new Set(requests.map((request) => request.method));
+  return Array.from(methods, (method) => {
+    const shown = requests.filter((request) => request.method === method).flatMap((request) => request.message === void 0 ? [] : [quote(request.message)]);
+    return shown.length === 0 ? method : `${method} ${shown.join(", ")}`;
+  }).join(", ");
+}
+function elicitAnswer(message) {
+  if (message.kind !== "response") return void 0;
+  const action = dig(message.result, "action");
+  if (typeof action !== "string") return void 0;
+  const content = dig(message.result, "content");
+  return content === void 0 ? action : `${action} ${JSON.stringify(content)}`;
+}
+function roundOfRequest(rounds, mark, message) {
+  if (message.kind !== "request") return void 0;
+  const state = dig(message.params, "requestState");
+  const retry = state !== void 0 || dig(message.params, "inputResponses") !== void 0;
+  const known = typeof state === "string" ? rounds.next.get(state) : void 0;
+  const round = retry ? known : 1;
+  if (round !== void 0) rounds.waiting.set(`${mark}${JSON.stringify(message.id)}`, round);
+  if (round === void 0) return "retry";
+  return round > 1 ? `round ${round}` : void 0;
+}
+function settleRound(rounds, mark, message) {
+  if (message.kind !== "response") return;
+  const key = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
+  const round = rounds.waiting.get(key);
+  rounds.waiting.delete(key);
+  const state = dig(message.result, "requestState");
+  const asks = inputRequestsOf(message) !== void 0;
+  if (round !== void 0 && asks && typeof state === "string") rounds.next.set(state, round + 1);
+}
+function followRounds(rounds, mark, message) {
+  settleRound(rounds, mark, message);
+  return roundOfRequest(rounds, mark, message);
+}
 var REDACTED = "[redacted]";
 var SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(?:token|key)$/i;
 var SECRET_TEXT = /\bBearer\s+[^\s"',;]+|\b(?:sk-[\w-]{16,}|ghp_[A-Za-z0-9]{20,}|xox[a-z]-[\w-]{8,})/g;
@@ -322,34 +379,49 @@ function sideName(messages, field, info) {
   ]);
   return names.find((name) => typeof name === "string");
 }
-function describe(message, text) {
+function describeRequest(method, params, place) {
+  const tool = method === "tools/call" ? dig(params, "name") : void 0;
+  const asked = elicitationMessage(method, params);
+  const named = typeof tool === "string" ? tool : void 0;
+  return words(method, named, asked, place === void 0 ? void 0 : `(${place})`);
+}
+function describe(message, text, place) {
   if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
-  if (message.kind !== "response") {
-    const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
-    return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
-  }
+  if (message.kind !== "response") return describeRequest(message.method, message.params, place);
   const content = dig(message.result, "content", "0", "text");
   if (message.error !== void 0) return `error ${String(dig(message.error, "code"))}`;
   if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
-  return typeof content === "string" ? content : "result";
+  const asks = inputRequestsOf(message);
+  if (asks !== void 0) return `input required: ${briefAsks(asks, (text2) => text2)}`;
+  return elicitAnswer(message) ?? (typeof content === "string" ? content : "result");
 }
-function statements(event) {
+function statements(event, rounds) {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const [from, to] = event.mark === "→" ? ["C", "S"] : ["S", "C"];
+  const mark = event.mark;
+  const [from, to] = mark === "→" ? ["C", "S"] : ["S", "C"];
   const arrows = event.messages.map((message) => {
-    const said = describe(message, event.text);
+    const said = describe(message, event.text, followRounds(rounds, mark, message));
     const timed = message.kind === "response" && event.elapsed !== void 0;
     const text = timed ? `${event.elapsed} ms ${said}` : said;
     return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
+function sessionStatements(events) {
+  let rounds = newRounds();
+  const drawn = [];
+  for (const event of events) {
+    if (event.mark === "#" && event.text.startsWith("start ")) rounds = newRounds();
+    drawn.push(...statements(event, rounds));
+  }
+  return drawn;
+}
 function diagram(events) {
   const messages = events.flatMap((event) => event.messages);
   const start = events.find((event) => event.mark === "#" && event.text.startsWith("start pid "));
-  const words = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
-  const command2 = words.map((word) => word.split("/").at(-1)).join(" ");
+  const words2 = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
+  const command2 = words2.map((word) => word.split("/").at(-1)).join(" ");
   const head = [
     "sequenceDiagram",
     `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
@@ -357,7 +429,7 @@ function diagram(events) {
   ];
   let part = [];
   const parts = [part];
-  for (const statement of events.flatMap(statements)) {
+  for (const statement of sessionStatements(events)) {
     if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
       part = [];
       parts.push(part);
@@ -513,33 +585,42 @@ function failed(message) {
   if (message.kind !== "response") return false;
   return message.error !== void 0 || dig(message.result, "isError") === true;
 }
-function summary(message, elapsed, text) {
-  if (message.kind === "other") return `not JSON-RPC: ${text}`;
-  if (message.kind === "request") {
-    const args2 = dig(message.params, "arguments") ?? message.params;
-    const carried = args2 === void 0 ? "" : ` ${JSON.stringify(args2)}`;
-    return `${methodOf(message)} #${JSON.stringify(message.id)}${carried}`;
-  }
-  if (message.kind === "notification" && message.method === "notifications/cancelled") {
+function requestSummary(message, place) {
+  const args2 = dig(message.params, "arguments") ?? message.params;
+  const asked = elicitationMessage(message.method, message.params);
+  const carried = asked ?? (args2 === void 0 ? void 0 : JSON.stringify(args2));
+  return words(methodOf(message), `#${JSON.stringify(message.id)}`, place, carried);
+}
+function notificationSummary(message) {
+  if (message.method === "notifications/cancelled") {
     const requestId = JSON.stringify(dig(message.params, "requestId"));
     return `${message.method} #${requestId} ${String(dig(message.params, "reason") ?? "")}`;
   }
-  if (message.kind === "notification") {
-    const progress = dig(message.params, "progress");
-    const total = dig(message.params, "total");
-    const of = total === void 0 ? "" : `/${String(total)}`;
-    const step = `${String(progress)}${of}`;
-    return progress === void 0 ? methodOf(message) : `${methodOf(message)} ${step}`;
-  }
-  const time = elapsed === void 0 ? "" : `${elapsed} ms `;
-  const id = `#${JSON.stringify(message.id)} ${time}`;
-  const code = dig(message.error, "code");
+  const progress = dig(message.params, "progress");
+  const total = dig(message.params, "total");
+  const of = total === void 0 ? "" : `/${String(total)}`;
+  const step = `${String(progress)}${of}`;
+  return progress === void 0 ? methodOf(message) : `${methodOf(message)} ${step}`;
+}
+function responseSummary(message, elapsed) {
+  const time = elapsed === void 0 ? void 0 : `${elapsed} ms`;
+  const id = words(`#${JSON.stringify(message.id)}`, time);
   if (message.error !== void 0) {
-    return `${id}error ${String(code)} ${String(dig(message.error, "message"))}`;
+    const code = dig(message.error, "code");
+    return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
   }
+  const asks = inputRequestsOf(message);
+  const quoted = (text) => JSON.stringify(text);
+  if (asks !== void 0) return `${id} input_required ${briefAsks(asks, quoted)}`;
   const said = dig(message.result, "content", "0", "text");
-  const result = typeof said === "string" ? said : JSON.stringify(message.result);
-  return `${id}${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+  const result = elicitAnswer(message) ?? (typeof said === "string" ? said : JSON.stringify(message.result));
+  return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+}
+function summary(message, elapsed, text, place) {
+  if (message.kind === "other") return `not JSON-RPC: ${text}`;
+  if (message.kind === "request") return requestSummary(message, place);
+  if (message.kind === "notification") return notificationSummary(message);
+  return responseSummary(message, elapsed);
 }
 function passes(shower, mark, message) {
   if (message.kind === "request") {
@@ -563,6 +644,7 @@ function showEvent(shower, event) {
   const at = Date.parse(event.time);
   const start = event.mark === "#" && event.text.startsWith("start ");
   if (start) shower.sessionStart = at;
+  if (start) shower.rounds = newRounds();
   if (start) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
   const time = `+${((at - shower.sessionStart) / 1e3).toFixed(3)}s`;
   const tags = event.tags.map((tag) => `[${tag}] `).join("");
@@ -572,9 +654,12 @@ function showEvent(shower, event) {
     return filtering ? [] : [line];
   }
   const mark = event.mark;
-  return event.messages.filter((message) => passes(shower, mark, message)).map((message) => {
+  return event.messages.flatMap((message) => {
+    const place = followRounds(shower.rounds, mark, message);
+    if (!passes(shower, mark, message)) return [];
     const colour = failed(message) ? COLOURS.error : COLOURS[mark];
-    return fitted(shower, time, mark, tags + summary(message, event.elapsed, event.text), colour);
+    const said = summary(message, event.elapsed, event.text, place);
+    return [fitted(shower, time, mark, tags + said, colour)];
   });
 }
 function showLines(shower, text) {
@@ -628,7 +713,13 @@ async function follow(shower, path, start) {
   });
 }
 async function show(path, options, following) {
-  const shower = { ...options, sessionStart: 0, asked: /* @__PURE__ */ new Map(), skipped: 0 };
+  const shower = {
+    ...options,
+    sessionStart: 0,
+    asked: /* @__PURE__ */ new Map(),
+    rounds: newRounds(),
+    skipped: 0
+  };
   const read = await showFrom(shower, path, 0, Buffer.alloc(0)).catch((error) => {
     return cannot(`read ${path}`, error);
   });
