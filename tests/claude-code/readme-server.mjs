@@ -1,0 +1,66 @@
+// readme-server.mjs — server.ts with entries from README's "Add your own tool" pasted in, as that
+// section says, built in memory and run: a server with README's tools that leaves no file behind.
+//
+// An entry goes into TOOLS after add's, and the `ts imports` block beside server.ts's own import,
+// as tests/add-a-tool.test.ts does it; esbuild bundles the copy the project's way, without
+// writing it, and the bundle is imported from a data: URL. Its `sourceURL` names the script that
+// runs it in stack traces, so that the server's log lines stay short. wait-server.mjs and
+// deploy-server.mjs are such scripts; the Claude Code tests register them through wrap.
+import { build } from "esbuild";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The project's root folder. */
+const root = join(import.meta.dirname, "..", "..");
+
+/** The import that the `ts imports` block goes after, as README says. */
+const OWN_IMPORT = 'import process from "node:process";\n';
+
+/**
+ * The body of the fenced block with this info string in README's "Add your own tool".
+ * @param {string} info
+ * @returns {string}
+ */
+export function readmeBlock(info) {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## Add your own tool\n"));
+  const found = new RegExp("\\n```" + info + "\\n([\\s\\S]*?)\\n```\\n").exec(section);
+  if (found?.[1] === undefined) throw new Error(`README.md has no \`\`\`${info} block`);
+  return found[1];
+}
+
+/**
+ * server.ts with README's entry `info` before the `];` that closes TOOLS and, when `imports` is
+ * true, README's `ts imports` block after server.ts's own import.
+ * @param {string} info
+ * @param {{ imports?: boolean }} [options]
+ * @returns {string}
+ */
+export function withReadmeTool(info, { imports = false } = {}) {
+  const source = readFileSync(join(root, "server.ts"), "utf8");
+  const close = source.indexOf("\n];\n", source.indexOf("const TOOLS: Tool[] = ["));
+  if (close === -1 || !source.includes(OWN_IMPORT)) throw new Error("server.ts has changed shape");
+  const pasted = `${source.slice(0, close)}\n${readmeBlock(info)}${source.slice(close)}`;
+  return imports ? pasted.replace(OWN_IMPORT, `${OWN_IMPORT}${readmeBlock("ts imports")}\n`) : pasted;
+}
+
+/**
+ * Bundles a server.ts source in memory and runs it; stack traces name it `name`.
+ * @param {string} source
+ * @param {string} name
+ * @returns {Promise<void>}
+ */
+export async function runServer(source, name) {
+  const { outputFiles } = await build({
+    stdin: { contents: source, resolveDir: root, sourcefile: "server.ts", loader: "ts" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    charset: "utf8",
+    write: false,
+    logLevel: "warning",
+  });
+  const code = `${outputFiles[0]?.text ?? ""}\n//# sourceURL=${name}\n`;
+  await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
+}
