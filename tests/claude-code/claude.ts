@@ -9,10 +9,10 @@
  * It also reads wrap's wire.log back into events, by mark and by JSON content, so that the
  * tests hold whatever tags or extra `#` events the recorder adds to a line.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { root, start, tempFolder, type Finished } from "../helpers.ts";
+import { root, start, tempFolder, wrapPath, type Finished } from "../helpers.ts";
 
 /** One line of wire.log: its mark, its round-trip time if it is a response, and what it carried. */
 export interface LogEvent {
@@ -121,6 +121,11 @@ export function forReadme(log: string, temporary: readonly string[]): string {
   return text;
 }
 
+/** The log as text, one `mark text` line an event, for a failure message. */
+export function logText(events: readonly LogEvent[]): string {
+  return events.map((event) => `${event.mark} ${event.text}`).join("\n");
+}
+
 // ---- I/O ----
 
 /** Fails at once, and says how to fix it, when Claude Code is not installed. */
@@ -179,4 +184,26 @@ export async function settledLog(logPath: string): Promise<LogEvent[]> {
     if (ended || Date.now() > deadline) return events;
     await sleep(100);
   }
+}
+
+/**
+ * Writes an `--mcp-config` file into `project` that registers one stdio server under `name`,
+ * run through dist/wrap.mjs with `--log logPath`, then `serverArgs`; returns the file's path.
+ */
+export function wrappedConfig(project: string, name: string, logPath: string, serverArgs: readonly string[]): string {
+  const configPath = join(project, "mcp.json");
+  const server = { type: "stdio", command: process.execPath, args: [wrapPath, "--log", logPath, ...serverArgs] };
+  writeFileSync(configPath, JSON.stringify({ mcpServers: { [name]: server } }));
+  return configPath;
+}
+
+/**
+ * When CLAUDE_CODE_EXCERPT names a file, appends the log there under `label`, made ready for
+ * README by forReadme: that is how README's excerpts are recorded again.
+ */
+export function saveExcerpt(label: string, logPath: string, temporary: readonly string[]): void {
+  const excerptFile = process.env.CLAUDE_CODE_EXCERPT;
+  if (excerptFile === undefined) return;
+  const log = existsSync(logPath) ? readFileSync(logPath, "utf8") : "(no log)\n";
+  appendFileSync(excerptFile, `---- ${label} ----\n${forReadme(log, temporary)}\n`);
 }
