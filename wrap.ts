@@ -714,7 +714,9 @@ function describe(message: Message, text: string, place: string | undefined): st
   if (message.error !== undefined) return `error ${String(dig(message.error, "code"))}`;
   if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
   const asks = inputRequestsOf(message);
-  if (asks !== undefined) return `input required: ${briefAsks(asks, (text) => text)}`;
+  // An arrow has room for the question, not for the method it travels in.
+  const questions = asks?.map((request) => request.message ?? request.method).join(", ");
+  if (questions !== undefined) return `input required: ${questions}`;
   return elicitAnswer(message) ?? (typeof content === "string" ? content : "result");
 }
 

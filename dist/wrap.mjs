@@ -392,7 +392,8 @@ function describe(message, text, place) {
   if (message.error !== void 0) return `error ${String(dig(message.error, "code"))}`;
   if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
   const asks = inputRequestsOf(message);
-  if (asks !== void 0) return `input required: ${briefAsks(asks, (text2) => text2)}`;
+  const questions = asks?.map((request) => request.message ?? request.method).join(", ");
+  if (questions !== void 0) return `input required: ${questions}`;
   return elicitAnswer(message) ?? (typeof content === "string" ? content : "result");
 }
 function statements(event, rounds) {

@@ -19,13 +19,25 @@ import { lines, root, run, start, waitUntil } from "./helpers.ts";
 const SECTIONS = { "README.md": "## Add your own tool", "README.ja.md": "## 自分のツールを足す" };
 
 /** The info strings of the section's entries, in the order they are pasted. */
-const ENTRIES = ["ts", "ts count_lines", "ts wait"];
+const ENTRIES = ["ts", "ts count_lines", "ts wait", "ts deploy"];
 
 /** The tools the copy lists once every entry is in. */
-const TOOL_NAMES = ["add", "repeat", "count_lines", "wait"];
+const TOOL_NAMES = ["add", "repeat", "count_lines", "wait", "deploy"];
 
 /** The info strings of the section's transcripts. */
-const TRANSCRIPTS = ["jsonl after-adding-repeat", "jsonl after-adding-count_lines", "jsonl after-adding-wait"];
+const TRANSCRIPTS = [
+  "jsonl after-adding-repeat",
+  "jsonl after-adding-count_lines",
+  "jsonl after-adding-wait",
+  "jsonl after-adding-deploy",
+  "jsonl after-adding-deploy-2026",
+];
+
+/** A requestState as README shows it: it is signed with a key made at start-up, so it differs
+ * on every run. A line that carries it is sent with the one the server last wrote, and the
+ * server's lines are compared with it shortened so. */
+const STATE = /"requestState":"[^"]*"/g;
+const SHOWN_STATE = '"requestState":"…"';
 
 /** How long one transcript may take: the wait tool's takes two seconds. */
 const REPLAY = { timeout: 30_000 };
@@ -98,7 +110,8 @@ async function replay(lines: readonly string[]): Promise<{ code: number | null; 
     }
     const answered = () => server.output().split("\n").length > expected;
     await waitUntil(answered, `${expected} answers before: ${line}`, 20_000);
-    server.child.stdin.write(`${line}\n`);
+    const written = server.output().match(STATE)?.at(-1);
+    server.child.stdin.write(`${written === undefined ? line : line.replaceAll(SHOWN_STATE, written)}\n`);
   }
   server.child.stdin.end();
   const { code, stdout } = await server.finish;
@@ -126,7 +139,7 @@ for (const info of TRANSCRIPTS) {
     const expected = sent.filter((line) => line.startsWith("← ")).map((line) => line.slice(2));
     assert.ok(sent.length >= 4);
     const { code, stdout } = await replay(sent);
-    assert.deepEqual(lines(stdout), expected);
+    assert.deepEqual(lines(stdout.replace(STATE, SHOWN_STATE)), expected);
     assert.equal(code, 0);
   });
 }

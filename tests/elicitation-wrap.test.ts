@@ -108,10 +108,10 @@ test("an input_required result says what it asks, and each retry is drawn with i
   const arrows = statements.filter((statement) => /^[CS]-/.test(statement));
   assert.deepEqual(arrows, [
     "C->>S: tools/call deploy",
-    // label() caps an arrow at 50 characters, as it does every other arrow.
-    "S-->>C: 3.1 ms input required: elicitation/create Deploy …",
+    // The questions, without the method they travel in: an arrow holds 50 characters.
+    "S-->>C: 3.1 ms input required: Deploy to production?",
     "C->>S: tools/call deploy (round 2)",
-    "S-->>C: 2.0 ms input required: elicitation/create Region …",
+    "S-->>C: 2.0 ms input required: Region eu?, Notify?",
     "C->>S: tools/call deploy (round 3)",
     "S-->>C: 2.0 ms Deployed to production",
     "C->>S: tools/call deploy (retry)",
