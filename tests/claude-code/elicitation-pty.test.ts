@@ -19,6 +19,8 @@
  * prompt typed only once the server's tools are listed (a prompt on the command line goes to
  * the model before they are, and the model is offered no deploy tool); and each key typed only
  * once the screen shows that the form is ready for it.
+ *
+ * The sessions' logs go to the file CLAUDE_CODE_EXCERPT names, as for session.test.ts.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -94,8 +96,8 @@ const ESCAPES = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[=>78]/g;
 
 /** Terminal output as text to search: moves right become blanks (one for a move to a column,
  * which is enough to keep words apart), other escapes go. */
-function plain(drawn: string): string {
-  const blanks = drawn.replace(CURSOR_RIGHT, (_, count: string) => " ".repeat(Number(count || "1")));
+function plain(output: string): string {
+  const blanks = output.replace(CURSOR_RIGHT, (_, count: string) => " ".repeat(Number(count || "1")));
   return blanks.replace(TO_COLUMN, " ").replace(ESCAPES, "");
 }
 
@@ -125,11 +127,11 @@ function openTerminal(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   const line = `stty cols ${COLUMNS} rows ${ROWS}; exec ${[claudePath, ...args].join(" ")}`;
   // -q: no banner; -f: flush at once; -c: the command; /dev/null: no typescript file.
   const child = spawn("script", ["-qfc", line, "/dev/null"], { cwd, env: { ...env, TERM: "xterm-256color" } });
-  let drawn = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (drawn += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (drawn += chunk));
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   return {
-    screen: () => plain(drawn),
+    screen: () => plain(output),
     type: (keys) => child.stdin.write(keys),
     closed: once(child, "close"),
     kill: () => child.kill("SIGKILL"),
