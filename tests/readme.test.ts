@@ -75,6 +75,11 @@ const READMES = ["README.md", "README.ja.md"];
 /** A line of wire.log: an ISO-8601 UTC time, a mark, and the text. */
 const LOG_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ([→←!#]) /;
 
+/** A 2026-07-28 requestState: signed with a key the server makes at start-up, so it differs on
+ * every run. An excerpt's line that carries one is sent with the one the server last wrote, as
+ * a client echoes it, and it is masked when the logs are compared. */
+const REQUEST_STATE = /"requestState":"[^"]*"/g;
+
 /** The path the READMEs write for the reader's clone. */
 const CLONE_PLACEHOLDER = "/absolute/path/";
 
@@ -130,11 +135,12 @@ function markOf(line: string): string {
   return LOG_LINE.exec(line)?.[1] ?? "";
 }
 
-/** A wire.log line with what changes from run to run masked: the time, a round-trip time, the start line's pid and command. */
+/** A wire.log line with what changes from run to run masked: the time, a round-trip time, the start line's pid and command, a requestState. */
 function masked(line: string): string {
   return line
+    .replace(REQUEST_STATE, '"requestState":"<state>"')
     .replace(/^\S+ /, "<time> ")
-    .replace(/^<time> ← \(\d+\.\d ms\) /, "<time> ← (<ms>) ")
+    .replace(/^<time> ([←→]) \(\d+\.\d ms\) /, "<time> $1 (<ms>) ")
     .replace(/^<time> # start pid \d+: .*$/, "<time> # start pid <pid>: <command>");
 }
 
@@ -214,7 +220,10 @@ async function rerecord(excerpt: readonly string[]): Promise<string[]> {
     if (markOf(line) !== "→") continue;
     const next = excerpt.slice(index + 1).findIndex((later) => markOf(later) === "→");
     expected += excerpt.slice(index + 1, next === -1 ? undefined : index + 1 + next).filter((later) => markOf(later) === "←").length;
-    child.stdin.write(`${line.replace(LOG_LINE, "")}\n`);
+    const state = output().match(REQUEST_STATE)?.at(-1);
+    // A client's response to the server's own request carries its round-trip time too.
+    const sent = line.replace(LOG_LINE, "").replace(/^\(\d+\.\d ms\) /, "");
+    child.stdin.write(`${state === undefined ? sent : sent.replace(REQUEST_STATE, state)}\n`);
     while (lines(output()).length < expected) await once(child.stdout, "data");
   }
   // A session ends as the excerpt's client ended it: Claude Code sends SIGINT, others close stdin.
@@ -280,17 +289,26 @@ test("both READMEs give the test command that .ci/run runs", () => {
   }
 });
 
-test("each README's Claude Code diagram is what wrap diagram draws from the log shown above it", async () => {
-  const folder = tempFolder("readme-diagram-");
-  for (const file of READMES) {
-    const session = excerptsOf(file).find(({ log }) => log.some((text) => text.includes('"claude-code"')));
-    assert.ok(session !== undefined, `${file} shows no Claude Code log`);
-    const drawn = fences(readme(file)).find((fence) => fence.info === "mermaid");
-    assert.ok(drawn !== undefined, `${file} shows no diagram`);
-    const path = join(folder, "claude-code.log");
-    writeFileSync(path, `${session.log.join("\n")}\n`);
-    const { code, stdout } = await run(process.execPath, [wrapPath, "diagram", path], "");
-    assert.equal(code, 0);
-    assert.equal(stdout, ["```mermaid", ...drawn.body, "```", ""].join("\n"), `${file}:${drawn.line}`);
-  }
-});
+/** The READMEs' diagrams of Claude Code sessions, each by what marks its log and itself: the
+ * first session shown, and the 2026-07-28 elicitation round trip. */
+const DIAGRAMS = [
+  { name: "Claude Code session", log: '"claude-code"', diagram: "tools/call add" },
+  { name: "elicitation round trip", log: '"resultType":"input_required"', diagram: "input required" },
+];
+
+for (const { name, log: inLog, diagram: inDiagram } of DIAGRAMS) {
+  test(`each README's ${name} diagram is what wrap diagram draws from the log it shows`, async () => {
+    const folder = tempFolder("readme-diagram-");
+    for (const file of READMES) {
+      const session = excerptsOf(file).find(({ log }) => log.some((text) => text.includes(inLog)));
+      assert.ok(session !== undefined, `${file} shows no log with ${inLog}`);
+      const drawn = fences(readme(file)).find((fence) => fence.info === "mermaid" && fence.body.some((text) => text.includes(inDiagram)));
+      assert.ok(drawn !== undefined, `${file} shows no diagram with ${inDiagram}`);
+      const path = join(folder, "session.log");
+      writeFileSync(path, `${session.log.join("\n")}\n`);
+      const { code, stdout } = await run(process.execPath, [wrapPath, "diagram", path], "");
+      assert.equal(code, 0);
+      assert.equal(stdout, ["```mermaid", ...drawn.body, "```", ""].join("\n"), `${file}:${drawn.line}`);
+    }
+  });
+}
