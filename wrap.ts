@@ -894,6 +894,29 @@ async function waitFor(replayed: Replayed, check: () => boolean, timeoutMs: numb
   }
 }
 
+/** The requestStates a replayed server wrote in place of the recorded ones. A server signs its
+ * state anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent
+ * with this run's, and the state itself is no difference. */
+type States = Map<string, string>;
+
+/** The path of an input_required result's requestState, left out of the comparison. */
+const REQUEST_STATE_PATH = ["result", "requestState"];
+
+/** Notes the state a replayed response gave where the recorded one gave another. */
+function rememberState(states: States, recorded: JSONRPCResponse, actual: JSONRPCResponse) {
+  const before = dig(recorded.result, "requestState");
+  const now = dig(actual.result, "requestState");
+  if (typeof before === "string" && typeof now === "string") states.set(before, now);
+}
+
+/** A recorded line with each requestState the replayed server replaced put back as its own. */
+function withStates(text: string, states: States): string {
+  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
+    const replayed = states.get(state);
+    return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+}
+
 /** Replays a log to a command, prints what differs and one summary line; 0 when all match. */
 async function replay(events: readonly LogEvent[], command: string, args: string[],
   options: { ignore: string[][]; timeoutMs: number; redact: boolean }): Promise<number> {
@@ -902,6 +925,8 @@ async function replay(events: readonly LogEvent[], command: string, args: string
   const { server, responses } = replayed;
   const methods = new Map<string, string>(); // A request's method by its id, to name its answer.
   const tally = { match: 0, differ: 0, missing: 0 };
+  const states: States = new Map();
+  const ignored = [...ignore, REQUEST_STATE_PATH];
   for (const event of events) {
     for (const message of event.messages) {
       // JSON.stringify keeps id 1 and id "1" apart; only requests and responses are used below.
@@ -916,14 +941,15 @@ async function replay(events: readonly LogEvent[], command: string, args: string
       await waitFor(replayed, () => responses.some(answers), timeoutMs);
       const index = responses.findIndex(answers);
       const actual = index === -1 ? undefined : responses.splice(index, 1)[0];
-      const found = actual === undefined ? [] : differences(message, actual, [], ignore);
+      if (actual !== undefined) rememberState(states, message, actual);
+      const found = actual === undefined ? [] : differences(message, actual, [], ignored);
       const outcome = actual === undefined ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
       const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
       if (actual === undefined) process.stdout.write(`✗ ${name}: missing\n`);
       if (found.length > 0) process.stdout.write(`${report(name, found, redact)}\n`);
     }
-    if (event.mark === "→") server.stdin.write(`${event.text}\n`);
+    if (event.mark === "→") server.stdin.write(`${withStates(event.text, states)}\n`);
   }
   return finishReplay(replayed, tally, timeoutMs);
 }

@@ -531,12 +531,26 @@ async function waitFor(replayed, check, timeoutMs2) {
     await once(replayed.lines, "line", { signal }).catch(() => void 0);
   }
 }
+var REQUEST_STATE_PATH = ["result", "requestState"];
+function rememberState(states, recorded, actual) {
+  const before = dig(recorded.result, "requestState");
+  const now = dig(actual.result, "requestState");
+  if (typeof before === "string" && typeof now === "string") states.set(before, now);
+}
+function withStates(text, states) {
+  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
+    const replayed = states.get(state);
+    return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+}
 async function replay(events, command2, args2, options) {
   const { ignore, timeoutMs: timeoutMs2, redact } = options;
   const replayed = startReplayed(command2, args2);
   const { server, responses } = replayed;
   const methods = /* @__PURE__ */ new Map();
   const tally = { match: 0, differ: 0, missing: 0 };
+  const states = /* @__PURE__ */ new Map();
+  const ignored = [...ignore, REQUEST_STATE_PATH];
   for (const event of events) {
     for (const message of event.messages) {
       const id = JSON.stringify("id" in message ? message.id : null);
@@ -548,7 +562,8 @@ async function replay(events, command2, args2, options) {
       await waitFor(replayed, () => responses.some(answers), timeoutMs2);
       const index = responses.findIndex(answers);
       const actual = index === -1 ? void 0 : responses.splice(index, 1)[0];
-      const found = actual === void 0 ? [] : differences(message, actual, [], ignore);
+      if (actual !== void 0) rememberState(states, message, actual);
+      const found = actual === void 0 ? [] : differences(message, actual, [], ignored);
       const outcome = actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match";
       tally[outcome] += 1;
       const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
@@ -557,7 +572,7 @@ async function replay(events, command2, args2, options) {
       if (found.length > 0) process.stdout.write(`${report(name, found, redact)}
 `);
     }
-    if (event.mark === "→") server.stdin.write(`${event.text}
+    if (event.mark === "→") server.stdin.write(`${withStates(event.text, states)}
 `);
   }
   return finishReplay(replayed, tally, timeoutMs2);

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ask, lines, mermaidBlocks, run, start, tempFolder, wrapPath } from "./helpers.ts";
+import { build } from "./fixtures/runtime-tools.ts";
 
 /** The schema every elicitation here asks for: one boolean. */
 const SCHEMA = '{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}';
@@ -236,4 +237,31 @@ test("wrap records a client's answer to elicitation/create with its round trip, 
     '→ #"elicitation-1" N ms result accept {"confirm":true}',
     "← #1 N ms result accept",
   ]);
+});
+
+test("replay carries a 2026-07-28 session over: each retry is sent with the requestState the replayed server wrote", { timeout: 60_000 }, async () => {
+  const { server, remove } = await build();
+  try {
+    const log = join(tempFolder("elicitation-replay-"), "wire.log");
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+    };
+    const call = (id: number, extra: object) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "ask", arguments: { n: 2 }, ...extra, _meta: meta } });
+    const recorder = start(process.execPath, [wrapPath, "--log", log, "--", process.execPath, server]);
+    let reply = JSON.parse(await ask(recorder.child, call(1, {})));
+    for (const [id, key] of [[2, "elicitation-1"], [3, "elicitation-2"]] as const) {
+      const inputResponses = { [key]: { action: "accept", content: { ok: true } } };
+      reply = JSON.parse(await ask(recorder.child, call(id, { inputResponses, requestState: reply.result.requestState })));
+    }
+    assert.equal(reply.result.resultType, "complete");
+    recorder.child.stdin.end();
+    await recorder.finish;
+    const replayed = await run(process.execPath, [wrapPath, "replay", log, "--", process.execPath, server], "");
+    assert.equal(replayed.stdout, "replay: 3 responses, 3 match, 0 differ, 0 missing, 0 unexpected\n");
+    assert.equal(replayed.code, 0);
+  } finally {
+    remove();
+  }
 });
