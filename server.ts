@@ -617,7 +617,7 @@ function answer(line: Line): Reply | Promise<Reply> {
   return ready.length === replies.length ? batchOf(ready) : Promise.all(replies).then(batchOf);
 }
 
-// ---- Calls in flight: cancellation and progress ----
+// ---- Calls in flight: cancellation, progress and elicitation ----
 
 /** The tool calls whose handlers are still running, by request id: notifications/cancelled
  * names the one to stop. A call that ended at once is never here. */
@@ -735,7 +735,8 @@ class ToolCall implements ToolContext {
     this.#progressToken = undefined;
   }
 
-  /** Stops the call at the client's word: its signal aborts, and it gets no response. */
+  /** Stops the call: its signal aborts. At the client's word it gets no response; at the end of
+   * a round that asked for input, settle answers input_required. */
   cancel(): void {
     this.end();
     this.#controller ??= new AbortController();

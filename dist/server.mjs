@@ -423,7 +423,8 @@ var ToolCall = class {
   end() {
     this.#progressToken = void 0;
   }
-  /** Stops the call at the client's word: its signal aborts, and it gets no response. */
+  /** Stops the call: its signal aborts. At the client's word it gets no response; at the end of
+   * a round that asked for input, settle answers input_required. */
   cancel() {
     this.end();
     this.#controller ??= new AbortController();
