@@ -15,7 +15,6 @@
  * First comes the part you edit, the tools: add an entry to TOOLS, and tools/list and
  * tools/call both read it. The machinery follows, down to the I/O at the very end.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import process from "node:process";
 
 // ---- The part you edit: the tools ----
@@ -151,6 +150,9 @@ type Message =
   | { kind: "response"; response: JSONObject }
   | { kind: "invalid"; id: RequestId | null; reason: string };
 
+/** What signs our requestStates: node:crypto, and a key made with it. */
+type Signer = { crypto: typeof import("node:crypto"); key: Buffer };
+
 /** What a requestState we wrote holds (2026-07-28 basic/patterns/mrtr): the keys the last round
  * asked, and the answers the rounds before it were given. */
 type RequestState = { asked: string[]; answers: JSONObject };
@@ -206,10 +208,6 @@ const FIRST_ROUND: RequestState = { asked: [], answers: {} };
 
 /** What elicit says when the client cannot show a form. */
 const CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
-
-/** The key that signs each requestState we write. It is new each run: a state is good only in
- * the process that wrote it, which over stdio is the session's whole life. */
-const STATE_KEY = randomBytes(32);
 
 /** The longest line we hold, in bytes: far beyond any real message, far below V8's longest
  * string (about 512 Mi characters). */
@@ -294,29 +292,42 @@ function callOf(name: string, args: JSONObject): string {
   return JSON.stringify([name, args]);
 }
 
+/** node:crypto, and the key that signs each requestState we write, made when the first one is
+ * signed: importing node:crypto at start-up cost every session about 7 ms and 1.2 MiB, and most
+ * never ask the user anything. The key is new each run, so a state is good only in the process
+ * that wrote it, which over stdio is the session's whole life. */
+async function signer(): Promise<Signer> {
+  const crypto = await import("node:crypto");
+  // Two rounds may import it at once: the first key made is the one kept.
+  signing ??= { crypto, key: crypto.randomBytes(32) };
+  return signing;
+}
+
 /** The signature of a requestState for one call, its tool and arguments: 2026-07-28
  * basic/patterns/mrtr §Server Requirements makes the state attacker-controlled input whose
  * integrity MUST be protected when it drives business logic, as a "yes, deploy" does. */
-function signature(call: string, body: string): string {
+function signature({ crypto, key }: Signer, call: string, body: string): string {
   // JSON.stringify escapes every newline, so "\n" cannot be forged inside `call`.
-  return createHmac("sha256", STATE_KEY).update(`${call}\n${body}`).digest("base64url");
+  return crypto.createHmac("sha256", key).update(`${call}\n${body}`).digest("base64url");
 }
 
 /** A requestState: the state as base64url JSON, a dot, and its signature. */
-function sealState(call: string, state: RequestState): string {
+async function sealState(call: string, state: RequestState): Promise<string> {
   const body = Buffer.from(JSON.stringify(state)).toString("base64url");
-  return `${body}.${signature(call, body)}`;
+  return `${body}.${signature(await signer(), call, body)}`;
 }
 
-/** The state in a requestState we wrote for this call, or undefined for any other value. */
+/** The state in a requestState we wrote for this call, or undefined for any other value. Until
+ * we have signed one, no state of ours exists. */
 function openState(requestState: unknown, name: string, args: JSONObject):
   RequestState | undefined {
-  if (typeof requestState !== "string") return undefined;
+  if (typeof requestState !== "string" || signing === undefined) return undefined;
   const [body, tag, ...more] = requestState.split(".");
   if (body === undefined || tag === undefined || more.length > 0) return undefined;
-  const expected = Buffer.from(signature(callOf(name, args), body));
+  const expected = Buffer.from(signature(signing, callOf(name, args), body));
   const given = Buffer.from(tag);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  const same = given.length === expected.length && signing.crypto.timingSafeEqual(given, expected);
+  if (!same) return undefined;
   const state: unknown = JSON.parse(Buffer.from(body, "base64url").toString());
   // We signed it, so it is what sealState wrote; these checks tell the compiler so.
   if (!isObject(state) || !Array.isArray(state.asked) || !isObject(state.answers)) return undefined;
@@ -633,6 +644,9 @@ type Rejection = (reason: Error) => void;
 /** How many requests of our own we have sent: each gets the next number in its id. */
 let requestsSent = 0;
 
+/** node:crypto and the key, once the first requestState has been signed (signer). */
+let signing: Signer | undefined;
+
 /** The client's capabilities as initialize declared them: a legacy era's requests do not
  * repeat them, as a modern one's `_meta` does. */
 let legacyCapabilities: unknown;
@@ -765,9 +779,10 @@ class ToolCall implements ToolContext {
 
   /** The input_required result of a run that asked what it was not given (mrtr §Core Types):
    * the requests, and a requestState with every answer so far, signed for this call. */
-  #inputRequired(name: string, args: JSONObject, inputRequests: JSONObject): Outcome {
+  async #inputRequired(name: string, args: JSONObject, inputRequests: JSONObject):
+    Promise<Outcome> {
     const state = { asked: Object.keys(inputRequests), answers: this.#answers ?? {} };
-    const requestState = sealState(callOf(name, args), state);
+    const requestState = await sealState(callOf(name, args), state);
     return { result: { resultType: "input_required", inputRequests, requestState } };
   }
 }

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 
 // server.ts
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import process from "node:process";
 function isFiniteNumber(value) {
   return typeof value === "number" && Number.isFinite(value);
@@ -53,7 +52,6 @@ var UNSUPPORTED_PROTOCOL_VERSION = -32022;
 var ELICIT_ACTIONS = ["accept", "decline", "cancel"];
 var FIRST_ROUND = { asked: [], answers: {} };
 var CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
-var STATE_KEY = randomBytes(32);
 var MAX_LINE_BYTES = 64 * 1024 * 1024;
 var BLANK_LINE = /^[ \t\n\r]*$/;
 var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
@@ -102,21 +100,27 @@ function canElicit(capabilities) {
 function callOf(name, args) {
   return JSON.stringify([name, args]);
 }
-function signature(call, body) {
-  return createHmac("sha256", STATE_KEY).update(`${call}
+async function signer() {
+  const crypto = await import("node:crypto");
+  signing ??= { crypto, key: crypto.randomBytes(32) };
+  return signing;
+}
+function signature({ crypto, key }, call, body) {
+  return crypto.createHmac("sha256", key).update(`${call}
 ${body}`).digest("base64url");
 }
-function sealState(call, state) {
+async function sealState(call, state) {
   const body = Buffer.from(JSON.stringify(state)).toString("base64url");
-  return `${body}.${signature(call, body)}`;
+  return `${body}.${signature(await signer(), call, body)}`;
 }
 function openState(requestState, name, args) {
-  if (typeof requestState !== "string") return void 0;
+  if (typeof requestState !== "string" || signing === void 0) return void 0;
   const [body, tag, ...more] = requestState.split(".");
   if (body === void 0 || tag === void 0 || more.length > 0) return void 0;
-  const expected = Buffer.from(signature(callOf(name, args), body));
+  const expected = Buffer.from(signature(signing, callOf(name, args), body));
   const given = Buffer.from(tag);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return void 0;
+  const same = given.length === expected.length && signing.crypto.timingSafeEqual(given, expected);
+  if (!same) return void 0;
   const state = JSON.parse(Buffer.from(body, "base64url").toString());
   if (!isObject(state) || !Array.isArray(state.asked) || !isObject(state.answers)) return void 0;
   return { asked: state.asked.filter((key) => typeof key === "string"), answers: state.answers };
@@ -339,6 +343,7 @@ function answer(line) {
 var inFlight = /* @__PURE__ */ new Map();
 var awaiting = /* @__PURE__ */ new Map();
 var requestsSent = 0;
+var signing;
 var legacyCapabilities;
 var ToolCall = class {
   #id;
@@ -447,9 +452,9 @@ var ToolCall = class {
   }
   /** The input_required result of a run that asked what it was not given (mrtr §Core Types):
    * the requests, and a requestState with every answer so far, signed for this call. */
-  #inputRequired(name, args, inputRequests) {
+  async #inputRequired(name, args, inputRequests) {
     const state = { asked: Object.keys(inputRequests), answers: this.#answers ?? {} };
-    const requestState = sealState(callOf(name, args), state);
+    const requestState = await sealState(callOf(name, args), state);
     return { result: { resultType: "input_required", inputRequests, requestState } };
   }
 };
