@@ -14,13 +14,14 @@
  *   npm ci --prefix tests/runtimes
  *   node --import tsx --test tests/runtimes/matrix.test.ts
  */
-import { after, test } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ask, lines, root, serverPath, start, wrapPath } from "../helpers.ts";
 import { ARTICLE_LINES, ARTICLE_REPLIES, ARTICLE_SESSION } from "../fixtures/article-session.ts";
+import { build } from "../fixtures/runtime-tools.ts";
 
 /** A runtime as test names show it, and how it runs a file. */
 interface Runtime {
@@ -240,5 +241,41 @@ for (const runtime of DIST_RUNTIMES) {
     // Run from another folder: "beside it" must mean beside wrap.mjs, not the working directory.
     await converse(command, args, scratch());
     assertLogged(logPath);
+  });
+}
+
+/** server.ts with the runtime fixture's tools, among them `ask`, which elicits: built once. */
+let askServer = "";
+let removeAskServer = () => {};
+before(async () => {
+  ({ server: askServer, remove: removeAskServer } = await build());
+});
+after(() => removeAskServer());
+
+/** One JSON-RPC message as a line, and the reply to it parsed. */
+async function exchange(child: Parameters<typeof ask>[0], message: object): Promise<{ [key: string]: unknown; id?: unknown; result?: { [key: string]: unknown } }> {
+  return JSON.parse(await patiently(ask(child, JSON.stringify({ jsonrpc: "2.0", ...message })), "reply"));
+}
+
+for (const runtime of DIST_RUNTIMES) {
+  test(`a bundled server.ts asks the user in both eras on ${runtime.label}: node:crypto, imported when the first requestState is signed, signs and checks it`, async () => {
+    const cwd = scratch();
+    const [command, ...args] = commandLine(runtime, askServer);
+    const { child, finish } = start(command, args, { cwd, env: { ...process.env, TMPDIR: cwd } });
+    const yes = { action: "accept", content: { ok: true } };
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+    const call = (id: number, extra: object) => ({ id, method: "tools/call", params: { name: "ask", arguments: { n: 1 }, ...extra, _meta: meta } });
+    const asked = await exchange(child, call(1, {}));
+    assert.equal(asked.result?.resultType, "input_required");
+    const done = await exchange(child, call(2, { inputResponses: { "elicitation-1": yes }, requestState: asked.result?.requestState }));
+    assert.equal(done.result?.resultType, "complete", JSON.stringify(done));
+    const initialize = { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "matrix", version: "1" } };
+    await exchange(child, { id: 3, method: "initialize", params: initialize });
+    const request = await exchange(child, { id: 4, method: "tools/call", params: { name: "ask", arguments: { n: 1 } } });
+    assert.equal(request.method, "elicitation/create");
+    const result = await exchange(child, { id: request.id, result: yes });
+    assert.equal(result.id, 4);
+    child.stdin.end();
+    assert.equal((await finish).code, 0);
   });
 }
