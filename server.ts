@@ -522,10 +522,10 @@ function eraOf(params: JSONObject): Era | { error: ErrorObject } {
 function inEra(era: Era, method: string, outcome: Outcome): Outcome {
   if ("error" in outcome) return outcome;
   const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
+  const result: JSONObject = { ...outcome.result, ...hints, ...ERAS[era].fields };
   // An input_required result says so itself (2026-07-28 basic/patterns/mrtr).
-  const asks = outcome.result.resultType === "input_required";
-  const kind = asks ? { resultType: "input_required" } : {};
-  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields, ...kind } };
+  if (outcome.result.resultType === "input_required") result.resultType = "input_required";
+  return { result };
 }
 
 /** A bug of ours, not the client's: it is logged, the request gets -32603, and the session

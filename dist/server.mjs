@@ -257,9 +257,9 @@ function eraOf(params) {
 function inEra(era, method, outcome) {
   if ("error" in outcome) return outcome;
   const hints = ERAS[era].cached.includes(method) ? CACHE_HINTS : {};
-  const asks = outcome.result.resultType === "input_required";
-  const kind = asks ? { resultType: "input_required" } : {};
-  return { result: { ...outcome.result, ...hints, ...ERAS[era].fields, ...kind } };
+  const result = { ...outcome.result, ...hints, ...ERAS[era].fields };
+  if (outcome.result.resultType === "input_required") result.resultType = "input_required";
+  return { result };
 }
 function internalError(method, error) {
   log(`${show(method)} failed: ${describeError(error)}`);
