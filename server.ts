@@ -711,9 +711,11 @@ class ToolCall implements ToolContext {
   /** Legacy eras: sends the request to the client now, and resolves with the result of its
    * response (receive). Cancelling the call cancels the request too. */
   #send(request: { method: string; params: JSONObject }): Promise<unknown> {
+    const signal = this.signal;
+    // A call cancelled already asks nothing more.
+    if (signal.aborted) return Promise.reject(signal.reason);
     requestsSent += 1;
     const id = `elicitation-${requestsSent}`;
-    const signal = this.signal;
     const answered = new Promise((resolve, reject: Rejection) => {
       awaiting.set(id, { resolve, reject });
       signal.addEventListener("abort", () => {
@@ -915,5 +917,8 @@ process.stdin.on("end", async () => {
 // best effort.
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {});
+// A promise that a handler never awaited, such as an elicit whose answer it did not wait for,
+// may fail with no one to catch it: that is the tool's bug, logged, not the end of the session.
+process.on("unhandledRejection", (error) => log(`unhandled rejection: ${describeError(error)}`));
 
 log("stdio server started — waiting for JSON-RPC messages on stdin");

@@ -393,9 +393,10 @@ var ToolCall = class {
   /** Legacy eras: sends the request to the client now, and resolves with the result of its
    * response (receive). Cancelling the call cancels the request too. */
   #send(request) {
+    const signal = this.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
     requestsSent += 1;
     const id = `elicitation-${requestsSent}`;
-    const signal = this.signal;
     const answered = new Promise((resolve, reject) => {
       awaiting.set(id, { resolve, reject });
       signal.addEventListener("abort", () => {
@@ -550,4 +551,5 @@ process.stdin.on("end", async () => {
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {
 });
+process.on("unhandledRejection", (error) => log(`unhandled rejection: ${describeError(error)}`));
 log("stdio server started — waiting for JSON-RPC messages on stdin");

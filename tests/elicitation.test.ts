@@ -297,3 +297,35 @@ test("legacy: a client that declared no elicitation gets a tool error and no req
   assert.equal(textOf(reply), "This client cannot ask the user: it did not declare elicitation (form)");
   await peer.end();
 });
+
+test("a handler that never awaits its elicit does not bring the server down, in either era", SLOW, async () => {
+  const modern = session();
+  modern.send({ id: 1, method: "tools/call", params: { name: "ask_and_forget", arguments: {}, _meta: modernMeta({}) } });
+  assert.equal(textOf(await modern.next()), "asked, and did not wait");
+  await modern.waitForLog(/unhandled rejection: ElicitationError: This client cannot ask the user/);
+  modern.send(askCall(2, { n: 1 }, {}, {}));
+  assert.equal((await modern.next()).id, 2, "the server goes on");
+  assert.equal((await modern.end()).code, 0);
+  const legacy = legacySession({ elicitation: {} });
+  await legacy.next();
+  legacy.send({ id: 1, method: "tools/call", params: { name: "ask_and_forget", arguments: {} } });
+  const written = [await legacy.next(), await legacy.next()];
+  assert.deepEqual(written.map((message) => message.id).sort(), [1, "elicitation-1"]);
+  // At the end of input its question is rejected with no one to catch it, as the server exits.
+  const { code, stdout } = await legacy.end();
+  assert.equal(stdout.split("\n").filter((text) => text !== "").length, 3, "initialize, the question, the result");
+  assert.equal(code, 0);
+});
+
+test("legacy: a call cancelled before its handler asks sends no question at all", SLOW, async () => {
+  const peer = legacySession({ elicitation: {} });
+  await peer.next();
+  peer.send({ id: 1, method: "tools/call", params: { name: "ask_later", arguments: { ms: 200 } } });
+  peer.send({ method: "notifications/cancelled", params: { requestId: 1, reason: "never mind" } });
+  await peer.waitForLog(/tool "ask_later" stopped: This operation was aborted/);
+  peer.send({ id: 2, method: "ping" });
+  assert.deepEqual(await peer.next(), { jsonrpc: "2.0", id: 2, result: {} }, "no elicitation/create before the ping's answer");
+  const { stdout, code } = await peer.end();
+  assert.doesNotMatch(stdout, /elicitation\/create/);
+  assert.equal(code, 0);
+});
