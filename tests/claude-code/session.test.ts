@@ -24,13 +24,11 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root, wrapPath } from "../helpers.ts";
+import { root } from "../helpers.ts";
 import {
   claude,
   claudeVersion,
-  forReadme,
   isObject,
   isolatedEnv,
   metaOf,
@@ -38,7 +36,9 @@ import {
   requireClaude,
   responseTo,
   scratch,
+  saveExcerpt,
   settledLog,
+  wrappedConfig,
   type LogEvent,
 } from "./claude.ts";
 import {
@@ -147,18 +147,12 @@ async function turn(label: string, serverArgs: readonly string[]): Promise<Turn>
   const home = scratch(`${label}-home`);
   const project = scratch(`${label}-project`);
   const logPath = join(project, "wire.log");
-  const configPath = join(project, "mcp.json");
-  const server = { type: "stdio", command: process.execPath, args: [wrapPath, "--log", logPath, ...serverArgs] };
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { [SERVER_NAME]: server } }));
+  const configPath = wrappedConfig(project, SERVER_NAME, logPath, serverArgs);
   const from = api.requests.length;
   const args = ["-p", PROMPT, "--mcp-config", configPath, "--strict-mcp-config", "--allowedTools", ADD_TOOL, "--output-format", "json"];
   const finished = await claude(args, isolatedEnv(home, api.url), project);
   const events = await settledLog(logPath);
-  const excerptFile = process.env.CLAUDE_CODE_EXCERPT;
-  if (excerptFile !== undefined) {
-    const log = existsSync(logPath) ? readFileSync(logPath, "utf8") : "(no log)\n";
-    appendFileSync(excerptFile, `---- ${label} ----\n${forReadme(log, [project, home])}\n`);
-  }
+  saveExcerpt(label, logPath, [project, home]);
   let output: unknown;
   try {
     output = JSON.parse(finished.stdout);

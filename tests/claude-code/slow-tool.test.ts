@@ -19,12 +19,10 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root, wrapPath } from "../helpers.ts";
+import { root } from "../helpers.ts";
 import {
   claude,
-  forReadme,
   isObject,
   isolatedEnv,
   metaOf,
@@ -32,7 +30,9 @@ import {
   requireClaude,
   responseTo,
   scratch,
+  saveExcerpt,
   settledLog,
+  wrappedConfig,
   type LogEvent,
 } from "./claude.ts";
 import { lastToolResults, offeredTools, startMessagesApi, type MessagesApi, type ToolScript } from "./messages-api.ts";
@@ -100,18 +100,12 @@ test("Claude Code cancels a tool that runs past MCP_TOOL_TIMEOUT, tells the mode
   const home = scratch("slow-home");
   const project = scratch("slow-project");
   const logPath = join(project, "wire.log");
-  const configPath = join(project, "mcp.json");
-  const server = { type: "stdio", command: process.execPath, args: [wrapPath, "--log", logPath, "--", process.execPath, waitServer] };
-  writeFileSync(configPath, JSON.stringify({ mcpServers: { [SERVER_NAME]: server } }));
+  const configPath = wrappedConfig(project, SERVER_NAME, logPath, ["--", process.execPath, waitServer]);
   const args = ["-p", PROMPT, "--mcp-config", configPath, "--strict-mcp-config", "--allowedTools", WAIT.tool, "--output-format", "json"];
   const env = { ...isolatedEnv(home, api.url), MCP_TOOL_TIMEOUT: String(TOOL_TIMEOUT_MS) };
   const finished = await claude(args, env, project);
   const events = await settledLog(logPath);
-  const excerptFile = process.env.CLAUDE_CODE_EXCERPT;
-  if (excerptFile !== undefined) {
-    const log = existsSync(logPath) ? readFileSync(logPath, "utf8") : "(no log)\n";
-    appendFileSync(excerptFile, `---- slow tool ----\n${forReadme(log, [project, home])}\n`);
-  }
+  saveExcerpt("slow tool", logPath, [project, home]);
   assert.equal(finished.code, 0, `claude exited ${finished.code}:\n${finished.stderr}`);
   const requests = api.requests;
   assert.ok(requests.some((request) => offeredTools(request.body).some((tool) => tool.name === WAIT.tool)), `no model request offered ${WAIT.tool}`);
