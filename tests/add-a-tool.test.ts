@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundle } from "../build.mjs";
-import { lines, root, run, start, waitUntil } from "./helpers.ts";
+import { lines, root, run, start, waitUntil, withEntries } from "./helpers.ts";
 
 /** The READMEs, and the heading of the section in each. */
 const SECTIONS = { "README.md": "## Add your own tool", "README.ja.md": "## 自分のツールを足す" };
@@ -56,18 +56,6 @@ function block(text: string, info: string): string {
   const found = new RegExp("\\n```" + info + "\\n([\\s\\S]*?)\\n```\\n").exec(text);
   assert.ok(found?.[1], `no \`\`\`${info} block`);
   return found[1];
-}
-
-/** The entries, pasted into server.ts before the `];` that closes TOOLS, and the imports after
- * the file's own import. */
-function withEntries(source: string, entries: readonly string[], imports: string): string {
-  const tools = source.indexOf("const TOOLS: Tool[] = [");
-  assert.notEqual(tools, -1, "server.ts has no TOOLS table");
-  const close = source.indexOf("\n];\n", tools);
-  const pasted = `${source.slice(0, close)}\n${entries.join("\n")}${source.slice(close)}`;
-  const ownImport = 'import process from "node:process";\n';
-  assert.ok(pasted.includes(ownImport), "server.ts no longer imports node:process");
-  return pasted.replace(ownImport, `${ownImport}${imports}\n`);
 }
 
 /** A transcript's lines without its comments. */

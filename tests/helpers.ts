@@ -136,3 +136,15 @@ export async function waitUntil(check: () => boolean, what: string, limitMs: num
     await new Promise((go) => setTimeout(go, 5));
   }
 }
+
+/** server.ts's source with tool entries pasted before the `];` that closes TOOLS, and imports
+ * after the file's own import, as README's "Add your own tool" tells a reader to. */
+export function withEntries(source: string, entries: readonly string[], imports: string): string {
+  const tools = source.indexOf("const TOOLS: Tool[] = [");
+  if (tools === -1) throw new Error("server.ts has no TOOLS table");
+  const close = source.indexOf("\n];\n", tools);
+  const pasted = `${source.slice(0, close)}\n${entries.join("\n")}${source.slice(close)}`;
+  const ownImport = 'import process from "node:process";\n';
+  if (!pasted.includes(ownImport)) throw new Error("server.ts no longer imports node:process");
+  return pasted.replace(ownImport, `${ownImport}${imports}\n`);
+}
