@@ -33,7 +33,7 @@ const TRANSCRIPTS = [
   "jsonl after-adding-deploy-2026",
 ];
 
-/** A requestState as README shows it: it is signed with a key made at start-up, so it differs
+/** A requestState as README shows it: it is signed with a key made for each run, so it differs
  * on every run. A line that carries it is sent with the one the server last wrote, and the
  * server's lines are compared with it shortened so. */
 const STATE = /"requestState":"[^"]*"/g;

@@ -75,7 +75,7 @@ const READMES = ["README.md", "README.ja.md"];
 /** A line of wire.log: an ISO-8601 UTC time, a mark, and the text. */
 const LOG_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ([→←!#]) /;
 
-/** A 2026-07-28 requestState: signed with a key the server makes at start-up, so it differs on
+/** A 2026-07-28 requestState: signed with a key the server makes for each run, so it differs on
  * every run. An excerpt's line that carries one is sent with the one the server last wrote, as
  * a client echoes it, and it is masked when the logs are compared. */
 const REQUEST_STATE = /"requestState":"[^"]*"/g;
