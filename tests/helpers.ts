@@ -25,9 +25,37 @@ export interface Finished {
   stderr: string;
 }
 
+/**
+ * Every child that `start` made and that has not closed yet. A test that fails halfway may never
+ * reach its own cleanup; these are ended after the file's last test all the same, so that no
+ * process outlives its test file and no run hangs on one.
+ */
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+/** How long the children left at the end get after SIGTERM before SIGKILL. */
+const TERM_GRACE_MS = 2_000;
+
+/** Ends the children still running: SIGTERM first, so that wrap passes it on to its server. */
+async function endLeftovers(): Promise<void> {
+  const left = [...running];
+  for (const child of left) child.kill("SIGTERM");
+  const grace = new Promise((resolve) => setTimeout(resolve, TERM_GRACE_MS).unref());
+  await Promise.race([Promise.all(left.map((child) => once(child, "close"))), grace]);
+  for (const child of running) child.kill("SIGKILL");
+}
+
+// Only in a test file: bench/run.ts imports `start` too, and a hook there would make node:test
+// run and print a report of its own.
+if (/\.test\.ts$/.test(process.argv[1] ?? "")) after(endLeftovers);
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 /** Starts a command with piped stdio; the caller writes to stdin and awaits `finish`. */
 export function start(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const child: ChildProcessWithoutNullStreams = spawn(command, args, { stdio: "pipe", ...options });
+  running.add(child);
+  child.on("close", () => running.delete(child));
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

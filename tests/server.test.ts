@@ -472,8 +472,10 @@ describe("hostile input", SUITE, () => {
     const chunk = Buffer.alloc(1 << 20, "a");
     const { child, finish } = startServer(t);
     child.stdin.on("error", () => {}); // a crashed server closes the pipe under our last writes
+    // One listener for the exit, not one per write that waits: 512 of them would leak.
+    const exited = new Promise((resolve) => child.once("exit", resolve));
     for (let sent = 0; sent <= longest && child.exitCode === null; sent += chunk.length) {
-      if (!child.stdin.write(chunk)) await Promise.race([once(child.stdin, "drain"), once(child, "exit")]);
+      if (!child.stdin.write(chunk)) await Promise.race([once(child.stdin, "drain"), exited]);
     }
     child.stdin.end(`\n${PING}\n`);
     const { code, stdout, stderr } = await finish;

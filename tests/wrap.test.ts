@@ -396,12 +396,15 @@ test("the official SDK client talks to dist/server.mjs through dist/wrap.mjs, an
   });
   const client = new Client({ name: "wrap-test", version: "0.0.0" });
   await client.connect(transport);
-  const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name), ["add"]);
-  const result = await client.callTool({ name: "add", arguments: { a: 19, b: 23 } });
-  assert.deepEqual(result.content, [{ type: "text", text: "19 + 23 = 42" }]);
-  // The SDK ends its input and waits for wrap to exit, so the log is complete once close resolves.
-  await client.close();
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name), ["add"]);
+    const result = await client.callTool({ name: "add", arguments: { a: 19, b: 23 } });
+    assert.deepEqual(result.content, [{ type: "text", text: "19 + 23 = 42" }]);
+  } finally {
+    // The SDK ends its input and waits for wrap to exit, so the log is complete once close resolves.
+    await client.close();
+  }
 
   const events = readLog(logPath);
   const methods = texts(events, "→").map((text) => /"method":"([^"]+)"/.exec(text)?.[1]);
