@@ -3,12 +3,12 @@
  * its stdin, and read what comes back. Every test talks to the process from outside,
  * exactly as an MCP client does.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { after, before } from "node:test";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 /** The project's root folder. */
 export const root = join(import.meta.dirname, "..");
@@ -175,4 +175,30 @@ export function withEntries(source: string, entries: readonly string[], imports:
   const ownImport = 'import process from "node:process";\n';
   if (!pasted.includes(ownImport)) throw new Error("server.ts no longer imports node:process");
   return pasted.replace(ownImport, `${ownImport}${imports}\n`);
+}
+
+/**
+ * A copy of the clone as a reader has it, in a new temporary folder: every file git tracks, or
+ * would (untracked but not ignored), with node_modules linked in rather than copied. The
+ * documents' commands run in it as written, and leave the clone itself untouched.
+ */
+export function cloneCopy(): string {
+  const folder = tempFolder("clone-");
+  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root });
+  for (const file of listed.toString().split("\0").filter((name) => name !== "" && existsSync(join(root, name)))) {
+    mkdirSync(dirname(join(folder, file)), { recursive: true });
+    copyFileSync(join(root, file), join(folder, file));
+  }
+  symlinkSync(join(root, "node_modules"), join(folder, "node_modules"));
+  return folder;
+}
+
+/** Every file under a folder, as paths relative to it, sorted; node_modules is left out. */
+export function filesUnder(folder: string): string[] {
+  const entries = readdirSync(folder, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(folder, join(entry.parentPath, entry.name)))
+    .filter((path) => !path.startsWith("node_modules"))
+    .sort();
 }

@@ -5,9 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lines, root, run, start, tempFolder, waitUntil, wrapPath } from "./helpers.ts";
+import { lines, run, start, tempFolder, waitUntil, wrapPath } from "./helpers.ts";
 
 /** A session by hand, with fixed times: a tool error, progress, a server request, stderr. */
 const LOG = [
@@ -117,16 +117,4 @@ test("show of a missing log says why in one line, and misuse exits 2", async () 
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /^wrap: cannot read .*nope\.log: Error: ENOENT[^\n]*\n$/);
   assert.equal((await show("--json", logFile())).code, 2);
-});
-
-test("README's show block is what show prints for README's slow-tool log, in both READMEs", async () => {
-  for (const file of ["README.md", "README.ja.md"]) {
-    const readme = readFileSync(join(root, file), "utf8");
-    const excerpt = /```text\n(\S+ # start pid \d+: \S+ \/absolute\/path\/tests\/claude-code\/wait-server\.mjs\n[\s\S]*?)```/.exec(readme);
-    assert.ok(excerpt?.[1], `${file} has no slow-tool log`);
-    const logPath = join(tempFolder("show-readme-"), "wire.log");
-    writeFileSync(logPath, excerpt[1]);
-    const shown = /\n\$ node dist\/wrap\.mjs show wire\.log\n([\s\S]*?)```/.exec(readme);
-    assert.equal(shown?.[1], (await show(logPath)).stdout, `${file} shows other lines`);
-  }
 });
