@@ -166,7 +166,7 @@ export async function waitUntil(check: () => boolean, what: string, limitMs: num
 }
 
 /** server.ts's source with tool entries pasted before the `];` that closes TOOLS, and imports
- * after the file's own import, as README's "Add your own tool" tells a reader to. */
+ * after the file's own import, as README's "Make your own server" and docs/tools.md tell a reader to. */
 export function withEntries(source: string, entries: readonly string[], imports: string): string {
   const tools = source.indexOf("const TOOLS: Tool[] = [");
   if (tools === -1) throw new Error("server.ts has no TOOLS table");

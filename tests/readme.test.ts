@@ -373,11 +373,28 @@ test("both READMEs give the test command that .ci/run runs", () => {
   }
 });
 
-test("every link between the documents leads to a file that is there", () => {
+/** The anchor GitHub gives a heading: lower case, punctuation gone, spaces made hyphens. */
+function anchorOf(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/ /g, "-");
+}
+
+/** The anchors of a document's headings, outside code blocks. */
+function anchorsOf(file: string): string[] {
+  const inCode = new Set(fences(documentText(file)).flatMap((fence) => fence.body));
+  return documentText(file).split("\n")
+    .filter((line) => /^#{1,6} /.test(line) && !inCode.has(line))
+    .map((line) => anchorOf(line.replace(/^#+ /, "")));
+}
+
+test("every link between the documents leads to a file that is there, and to a heading in it", () => {
   for (const file of documents()) {
     const folder = join(root, file, "..");
-    for (const [, target = ""] of documentText(file).matchAll(/\]\(((?!https?:)[^)#\s]+)(?:#[^)]*)?\)/g)) {
-      assert.ok(existsSync(join(folder, target)), `${file} links to ${target}, which is not there`);
+    for (const [, target = "", anchor] of documentText(file).matchAll(/\]\(((?!https?:)[^)#\s]*)(?:#([^)]*))?\)/g)) {
+      const path = target === "" ? join(root, file) : join(folder, target);
+      assert.ok(existsSync(path), `${file} links to ${target}, which is not there`);
+      if (anchor === undefined) continue;
+      const linked = target === "" ? file : join(file, "..", target);
+      assert.ok(anchorsOf(linked).includes(decodeURIComponent(anchor)), `${file} links to ${target}#${anchor}, a heading ${linked} does not have`);
     }
   }
 });

@@ -14,7 +14,7 @@ import { join } from "node:path";
 /** The project's root folder. */
 const root = join(import.meta.dirname, "..", "..");
 
-/** The import that the `ts imports` block goes after, as README says. */
+/** The import that the `ts imports` block goes after, as docs/tools.md says. */
 const OWN_IMPORT = 'import process from "node:process";\n';
 
 /** The chapter whose tools the Claude Code tests run. */
@@ -33,8 +33,8 @@ export function readmeBlock(info) {
 }
 
 /**
- * server.ts with README's entry `info` before the `];` that closes TOOLS and, when `imports` is
- * true, README's `ts imports` block after server.ts's own import.
+ * server.ts with docs/tools.md's entry `info` before the `];` that closes TOOLS and, when `imports` is
+ * true, its `ts imports` block after server.ts's own import.
  * @param {string} info
  * @param {{ imports?: boolean }} [options]
  * @returns {string}
