@@ -69,9 +69,9 @@ type Tool = {
   description: string;
   /** The JSON Schema of its arguments; checkArguments reads `type` and `required`. */
   inputSchema: ObjectSchema;
-  /** Returns the result, or a Promise of it; what it throws becomes a result with `isError`. A
-   * handler that declares a second parameter (with no default) is handed its context there; add
-   * declares none, and is handed none. */
+  /** Returns the result, or a Promise of it. What it throws, and a value that is not a
+   * CallToolResult, become a result with `isError`. A handler that declares a second parameter
+   * (with no default) is handed its context there; add declares none, and is handed none. */
   handler: (args: JSONObject, context: ToolContext) => CallToolResult | Promise<CallToolResult>;
 };
 
@@ -292,7 +292,8 @@ function listTools(): Outcome {
 }
 
 /** tools/call: a call we cannot route is a protocol error; bad arguments, and whatever the
- * handler throws, are tool errors the model reads (2025-11-25 server/tools §Error Handling). */
+ * handler throws or returns that is no result, are tool errors the model reads (2025-11-25
+ * server/tools §Error Handling). */
 function callTool(params: JSONObject, id: RequestId, era: Era): Served {
   const { name, arguments: args = {} } = params;
   if (typeof name !== "string") return invalidParams('"name" must be a string');
@@ -308,7 +309,7 @@ function callTool(params: JSONObject, id: RequestId, era: Era): Served {
   // and its call makes nothing more and checks no capability.
   const alone = tool.handler.length === 1 && retry === undefined;
   const call = alone ? undefined : new ToolCall(era, retry?.answers);
-  let returned: CallToolResult | Promise<CallToolResult>;
+  let returned: unknown;
   try {
     returned = tool.handler(args, call ?? NO_CONTEXT);
   } catch (error) {
@@ -318,7 +319,7 @@ function callTool(params: JSONObject, id: RequestId, era: Era): Served {
   // Handed on: a promise, answered when it settles (calls in flight).
   if (returned instanceof Promise) return settle(returned, id, name, args, call);
   call?.end();
-  return { result: returned };
+  return { result: resultOf(name, returned) };
 }
 
 /** The context handed to a handler that declares one parameter, as add's: it cannot see it, so
@@ -330,6 +331,27 @@ const NO_CONTEXT: ToolContext = {
   progress: () => {},
   elicit: () => Promise.reject(new Error("This handler declared no context")),
 };
+
+/** A handler's value as the result the client gets. A CallToolResult (an object with a `content`
+ * array, §Tool Result; checked no deeper) goes as it is. Anything else, which plain JavaScript
+ * lets a handler return, is a tool error that names it, as a thrown string would be; the log
+ * says the same, in one line. */
+function resultOf(name: string, value: unknown): CallToolResult {
+  if (isCallToolResult(value)) return value;
+  return toolError(name, `The tool returned ${whatIs(value)}, not a result with a content array`);
+}
+
+/** Whether a value is a CallToolResult as far as we check: an object with a `content` array. */
+function isCallToolResult(value: unknown): value is CallToolResult {
+  return isObject(value) && Array.isArray(value.content);
+}
+
+/** What a value is, in a few words: `undefined`, `a string`, `an object whose content is…`. */
+function whatIs(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (isObject(value)) return `an object whose content is ${whatIs(value.content)}`;
+  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
 
 /** A handler's failure as the tool error the model reads; its stack goes to our log, but an
  * abort, how a handler stops when its call is cancelled, and an unanswered elicitation (see
@@ -735,15 +757,17 @@ class ToolCall implements ToolContext {
   }
 }
 
-/** Waits for a handler's promise, or for a cancellation, whichever comes first. */
-async function settle(returned: Promise<CallToolResult>, id: RequestId, name: string,
+/** Waits for a handler's promise, or for a cancellation, whichever comes first. What the promise
+ * resolves to is a result, or a tool error (resultOf): never undefined, which means cancelled. */
+async function settle(returned: Promise<unknown>, id: RequestId, name: string,
   args: JSONObject, call = new ToolCall(LEGACY)): Promise<Outcome | undefined> {
   inFlight.set(id, call);
   const cancelled = new Promise<undefined>((resolve) => {
     call.signal.addEventListener("abort", () => resolve(undefined));
   });
   const failed = (error: unknown) => toolError(name, error);
-  const result = await Promise.race([returned.catch(failed), cancelled]);
+  const done = returned.then((value) => resultOf(name, value), failed);
+  const result = await Promise.race([done, cancelled]);
   call.end();
   // A client that reused the id of a call in flight (basic §Requests: it MUST NOT) has its
   // new call there now: that one stays cancellable.

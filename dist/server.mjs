@@ -126,7 +126,7 @@ function callTool(params, id, era) {
   }
   if (returned instanceof Promise) return settle(returned, id, name, args, call);
   call?.end();
-  return { result: returned };
+  return { result: resultOf(name, returned) };
 }
 var NO_CONTEXT = {
   signal: new AbortController().signal,
@@ -134,6 +134,18 @@ var NO_CONTEXT = {
   },
   elicit: () => Promise.reject(new Error("This handler declared no context"))
 };
+function resultOf(name, value) {
+  if (isCallToolResult(value)) return value;
+  return toolError(name, `The tool returned ${whatIs(value)}, not a result with a content array`);
+}
+function isCallToolResult(value) {
+  return isObject(value) && Array.isArray(value.content);
+}
+function whatIs(value) {
+  if (value === void 0 || value === null) return String(value);
+  if (isObject(value)) return `an object whose content is ${whatIs(value.content)}`;
+  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
 function toolError(name, error) {
   const aborted = error instanceof Error && error.name === "AbortError";
   const plain = aborted || error instanceof ElicitationError;
@@ -382,7 +394,8 @@ async function settle(returned, id, name, args, call = new ToolCall(LEGACY)) {
     call.signal.addEventListener("abort", () => resolve(void 0));
   });
   const failed = (error) => toolError(name, error);
-  const result = await Promise.race([returned.catch(failed), cancelled]);
+  const done = returned.then((value) => resultOf(name, value), failed);
+  const result = await Promise.race([done, cancelled]);
   call.end();
   if (inFlight.get(id) === call) inFlight.delete(id);
   if (result !== void 0) return { result };
