@@ -6,11 +6,12 @@
  * the server's stdin, the server's stdout to the client, the server's stderr to wrap's stderr.
  * Beside each pipe a tap is handed the same chunks after they are passed on. It cuts them into
  * lines at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and
- * logs one event per line, but only when the pipes have been quiet for QUIET_MS, or it is too
- * far behind: a burst of traffic never waits for the tap's parsing, nor for the disk. The
- * recorder is three parts, a section each: the tap (lines, notes, pairing; no I/O), the log
- * writer (the wait for quiet pipes, one write per catch-up) and the plumbing (spawn, relay,
- * signals, finish).
+ * logs one event per line, in synchronous writes: in a conversation as each chunk crosses, and
+ * in a burst of pipelined traffic once the pipes pause, so that a burst never waits for the
+ * tap's parsing. At a signal or the end of input the log catches up before anything else is
+ * done, so a client that kills wrap finds every line that crossed in the log. The recorder is
+ * three parts, a section each: the tap (lines, notes, pairing; no I/O), the log writer (when
+ * to catch up, one write per catch-up) and the plumbing (spawn, relay, signals, finish).
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<line>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
@@ -42,8 +43,7 @@
 import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
   from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream, watch, watchFile, type WriteStream }
-  from "node:fs";
+import { closeSync, createReadStream, openSync, watch, watchFile, writeSync } from "node:fs";
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
@@ -51,7 +51,6 @@ import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -256,52 +255,124 @@ function unansweredNotes(tap: Tap, now: number): string[] {
   });
 }
 
-// ---- The recorder, part 2: the log writer, which waits for quiet pipes ----
-// The log writer owns the log file and what the tap has not read yet. It hands the tap what
-// crossed only when the pipes have been quiet for QUIET_MS, or it is too far or too long
-// behind them, and writes each catch-up's events in one write.
+// ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
+// The log writer owns the log file and what the tap has not read yet. In a conversation it
+// hands the tap each crossing as soon as the plumbing has passed it on, and writes its events
+// at once: the log lags the wire by one chunk's work. A burst of pipelined traffic is more
+// than the tap can read as it flows, so past AT_ONCE_RATE what crossed waits until the pipes
+// are quiet for QUIET_MS, or the tap is too far or too long behind them: the burst flows at the
+// pace of a bare pipe. Every write is synchronous, and at a signal or the end of input the
+// writer catches up at once, so a SIGKILL a moment later finds those lines written. (A
+// WriteStream writes later, from libuv's thread pool, and a SIGKILL loses what it still holds.)
 
 /** The log writer's state, all of it. */
 type LogWriter = {
-  /** The log file, opened for appending. */
-  log: WriteStream;
+  /** The log file's descriptor, open for appending; undefined once it has failed or closed. */
+  fd: number | undefined;
+  /** The log file's path, to name it in a warning. */
+  path: string;
   /** The tap that turns what crossed into the log's events. */
   tap: Tap;
-  /** What the tap has not read yet, oldest first. */
+  /** What the tap has not read yet, oldest first: nothing, while the log keeps up. */
   unread: Crossing[];
   /** How many bytes of chunks `unread` holds. */
   behind: number;
+  /** How many bytes the tap may still read at once, and when that was reckoned. */
+  credit: number;
+  creditAt: number;
+  /** Whether a wait for quiet pipes is set. */
+  waiting: boolean;
 };
 
 /**
- * How long the pipes must be quiet before the tap catches up with them: pairing and tagging
- * cost about a microsecond a line, which a burst of traffic should not wait for.
+ * How fast lines may cross and still be logged at once, in bytes a millisecond (500 kB/s), and
+ * how many bytes the tap may save up for a large message. Pairing and tagging cost some 40 ns
+ * a byte here: at this rate the tap takes 2% of a core, while a burst would need more than one.
  */
-const QUIET_MS = 25;
+const AT_ONCE_RATE = 500;
+const AT_ONCE_MAX = 16_384;
 
-/** How far the tap may fall behind the traffic, in bytes and in time, before it catches up. */
+/** How long the pipes must be quiet before the tap catches up with a burst. */
+const QUIET_MS = 5;
+
+/** How far the tap may fall behind a burst, in bytes and in time, before it catches up. */
 const MAX_BEHIND = 16 * 1_048_576;
 const MAX_DELAY_MS = 1_000;
 
-/** How many bytes the tap reads at a time, so that traffic coming back waits little. */
+/** How many bytes the tap reads at a time as it catches up, so that traffic waits little. */
 const SLICE = 65_536;
 
-/** Opens the log to append to; a write that fails is reported once, and traffic still flows. */
-function openLog(logPath: string): LogWriter {
-  // A new log is private (0600): it holds every message, and messages can hold secrets.
-  const log = createWriteStream(logPath, { flags: "a", mode: 0o600 });
-  log.on("error", (error) => {
-    const what = `wrap: cannot write log ${logPath}: ${error.message}`;
-    process.stderr.write(`${what}; traffic still flows\n`);
-  });
-  return { log, tap: newTap(), unread: [], behind: 0 };
+/** Closes the log file, once: a log that cannot even be closed has nothing left to lose. */
+function closeFile(writer: LogWriter): void {
+  const { fd } = writer;
+  writer.fd = undefined;
+  if (fd !== undefined) attempt(() => closeSync(fd));
 }
 
-/** Keeps what crossed for the tap; the first of a batch sets the writer's clock going. */
+/** Says once that the log cannot be written to, and stops writing to it: traffic still flows. */
+function logFailed(writer: LogWriter, error: unknown): void {
+  const why = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`wrap: cannot write log ${writer.path}: ${why}; traffic still flows\n`);
+  closeFile(writer);
+}
+
+/** Opens the log to append to; a log that cannot be opened is reported once. */
+function openLog(logPath: string): LogWriter {
+  const writer: LogWriter = {
+    fd: undefined, path: logPath, tap: newTap(), unread: [], behind: 0,
+    credit: AT_ONCE_MAX, creditAt: performance.now(), waiting: false,
+  };
+  try {
+    // A new log is private (0600): it holds every message, and messages can hold secrets.
+    // Appending (O_APPEND) keeps each write whole beside another wrap's on the same log.
+    writer.fd = openSync(logPath, "a", 0o600);
+  } catch (error) {
+    logFailed(writer, error);
+  }
+  return writer;
+}
+
+/** Hands the tap what waits for it, up to `bytes` of chunks, and logs that in one write. */
+function catchUp(writer: LogWriter, bytes: number): void {
+  const { tap, unread } = writer;
+  let count = 0;
+  let read = 0;
+  while (count < unread.length && read < bytes) {
+    const crossing = unread[count];
+    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
+    count += 1;
+  }
+  writer.behind -= read;
+  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
+  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
+  if (writer.fd === undefined || events.length === 0) return;
+  const written = Buffer.concat(events);
+  try {
+    for (let at = 0; at < written.length;) at += writeSync(writer.fd, written, at);
+  } catch (error) {
+    logFailed(writer, error);
+  }
+}
+
+/** Logs everything the tap has not read yet, now, a slice at a time. */
+function flush(writer: LogWriter): void {
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
+}
+
+/** Keeps what crossed for the tap, and hands it over at once while the traffic allows. */
 function logLater(writer: LogWriter, crossing: Crossing): void {
-  if (writer.unread.length === 0) setTimeout(whenQuiet, QUIET_MS, writer);
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
+  const saved = writer.credit + (crossing.now - writer.creditAt) * AT_ONCE_RATE;
+  writer.credit = Math.min(AT_ONCE_MAX, saved);
+  writer.creditAt = crossing.now;
+  if (writer.behind <= writer.credit) {
+    writer.credit -= writer.behind;
+    catchUp(writer, Infinity);
+  } else if (!writer.waiting) {
+    writer.waiting = true;
+    setTimeout(whenQuiet, QUIET_MS, writer);
+  }
 }
 
 /** Logs one of wrap's own events, after every line that crossed before it. */
@@ -319,36 +390,18 @@ function whenQuiet(writer: LogWriter): void {
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
   if (due) catchUp(writer, SLICE);
-  if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+  writer.waiting = unread.length > 0;
+  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
 }
 
-/** Hands the tap what waits for it, up to `bytes` of chunks, and logs that in one write. */
-function catchUp(writer: LogWriter, bytes: number): void {
-  const { log, tap, unread } = writer;
-  let count = 0;
-  let read = 0;
-  while (count < unread.length && read < bytes) {
-    const crossing = unread[count];
-    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
-    count += 1;
-  }
-  writer.behind -= read;
-  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
-  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
-  if (log.writable && events.length > 0) log.write(Buffer.concat(events));
-}
-
-/**
- * Logs everything still unread, the requests left unanswered and a last event, and ends the
- * log; resolves once it is written, rejects when it cannot be.
- */
-function closeLog(writer: LogWriter, last: string): Promise<void> {
+/** Logs everything still unread, the requests left unanswered and a last event; closes the log. */
+function closeLog(writer: LogWriter, last: string): void {
   // Catch up before reading the requests in flight: a response not read yet would be listed.
-  catchUp(writer, Infinity);
+  flush(writer);
   for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
   note(writer, last);
-  catchUp(writer, Infinity);
-  return finished(writer.log.end());
+  flush(writer);
+  closeFile(writer);
 }
 
 // ---- The recorder, part 3: the plumbing, which starts the server and ends wrap ----
@@ -388,11 +441,15 @@ function relay(
   mark: "→" | "←" | "!", end: boolean,
 ): void {
   const { writer } = plumbing;
-  // The pipe is set up first, so each chunk is passed on before the tap is handed it.
   from.pipe(to, { end });
-  from.on("data", (chunk: Buffer) => {
+  // A line the client sends is passed on first, and a line the server sends is handed to the
+  // log writer first: in a conversation the client never holds a response the log lacks,
+  // since the log writer writes at once, and the request it answers was logged before it came.
+  const log = (chunk: Buffer) => {
     logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-  });
+  };
+  if (mark === "←") from.prependListener("data", log);
+  else from.on("data", log);
   from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
   // every line.
@@ -408,20 +465,21 @@ function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
   const { child, writer } = plumbing;
   if (child.exitCode !== null || child.signalCode !== null) return;
   note(writer, `${why}: sending ${signal}`);
+  // The client may send SIGKILL next, at once: every line that crossed is logged first.
+  flush(writer);
   child.kill(signal);
   if (signal === "SIGKILL") return;
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
   setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 
-/** Closes the log with a last event, waits for it and for wrap's stdout, and exits. */
+/** Closes the log with a last event, waits for wrap's stdout, and exits. */
 async function finish(plumbing: Plumbing, code: number, last: string): Promise<void> {
-  const written = closeLog(plumbing.writer, last);
-  // Settled either way: a failed log or a gone client has nothing left to flush. stdout is
-  // waited for by a write's callback, which comes once every earlier byte is written: on a
-  // terminal stdout's "finish" never comes, and wrap would exit 0, late, whatever happened.
-  const flushed = new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-  await Promise.allSettled([written, flushed]);
+  closeLog(plumbing.writer, last);
+  // stdout is waited for by a write's callback, which comes once every earlier byte is written
+  // (or the client is gone): on a terminal stdout's "finish" never comes, and wrap would exit
+  // 0, late, whatever happened.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
   process.exit(code);
 }
 
@@ -453,7 +511,10 @@ function watchServer(plumbing: Plumbing): void {
 /** Passes the client's end of input and signals on, and stops the server when it is gone. */
 function watchClient(plumbing: Plumbing): void {
   // The end of input is the client's first step of a shutdown; the next are its own.
-  process.stdin.on("end", () => note(plumbing.writer, "end of input"));
+  process.stdin.on("end", () => {
+    note(plumbing.writer, "end of input");
+    flush(plumbing.writer);
+  });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, () => stop(plumbing, signal, `received ${signal}`));
   }

@@ -3,14 +3,13 @@
 // wrap.ts
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream, watch, watchFile } from "node:fs";
+import { closeSync, createReadStream, openSync, watch, watchFile, writeSync } from "node:fs";
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 var PIPES_GRACE_MS = 2e3;
@@ -117,23 +116,77 @@ function unansweredNotes(tap, now) {
     return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
   });
 }
-var QUIET_MS = 25;
+var AT_ONCE_RATE = 500;
+var AT_ONCE_MAX = 16384;
+var QUIET_MS = 5;
 var MAX_BEHIND = 16 * 1048576;
 var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
-function openLog(logPath2) {
-  const log = createWriteStream(logPath2, { flags: "a", mode: 384 });
-  log.on("error", (error) => {
-    const what = `wrap: cannot write log ${logPath2}: ${error.message}`;
-    process.stderr.write(`${what}; traffic still flows
+function closeFile(writer) {
+  const { fd } = writer;
+  writer.fd = void 0;
+  if (fd !== void 0) attempt(() => closeSync(fd));
+}
+function logFailed(writer, error) {
+  const why = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`wrap: cannot write log ${writer.path}: ${why}; traffic still flows
 `);
-  });
-  return { log, tap: newTap(), unread: [], behind: 0 };
+  closeFile(writer);
+}
+function openLog(logPath2) {
+  const writer = {
+    fd: void 0,
+    path: logPath2,
+    tap: newTap(),
+    unread: [],
+    behind: 0,
+    credit: AT_ONCE_MAX,
+    creditAt: performance.now(),
+    waiting: false
+  };
+  try {
+    writer.fd = openSync(logPath2, "a", 384);
+  } catch (error) {
+    logFailed(writer, error);
+  }
+  return writer;
+}
+function catchUp(writer, bytes) {
+  const { tap, unread } = writer;
+  let count = 0;
+  let read = 0;
+  while (count < unread.length && read < bytes) {
+    const crossing = unread[count];
+    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
+    count += 1;
+  }
+  writer.behind -= read;
+  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
+  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
+  if (writer.fd === void 0 || events.length === 0) return;
+  const written = Buffer.concat(events);
+  try {
+    for (let at = 0; at < written.length; ) at += writeSync(writer.fd, written, at);
+  } catch (error) {
+    logFailed(writer, error);
+  }
+}
+function flush(writer) {
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
 }
 function logLater(writer, crossing) {
-  if (writer.unread.length === 0) setTimeout(whenQuiet, QUIET_MS, writer);
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
+  const saved = writer.credit + (crossing.now - writer.creditAt) * AT_ONCE_RATE;
+  writer.credit = Math.min(AT_ONCE_MAX, saved);
+  writer.creditAt = crossing.now;
+  if (writer.behind <= writer.credit) {
+    writer.credit -= writer.behind;
+    catchUp(writer, Infinity);
+  } else if (!writer.waiting) {
+    writer.waiting = true;
+    setTimeout(whenQuiet, QUIET_MS, writer);
+  }
 }
 function note(writer, text) {
   logLater(writer, { kind: "note", text, now: performance.now() });
@@ -145,28 +198,15 @@ function whenQuiet(writer) {
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
   if (due) catchUp(writer, SLICE);
-  if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
-}
-function catchUp(writer, bytes) {
-  const { log, tap, unread } = writer;
-  let count = 0;
-  let read = 0;
-  while (count < unread.length && read < bytes) {
-    const crossing = unread[count];
-    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
-    count += 1;
-  }
-  writer.behind -= read;
-  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
-  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
-  if (log.writable && events.length > 0) log.write(Buffer.concat(events));
+  writer.waiting = unread.length > 0;
+  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
 }
 function closeLog(writer, last) {
-  catchUp(writer, Infinity);
+  flush(writer);
   for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
   note(writer, last);
-  catchUp(writer, Infinity);
-  return finished(writer.log.end());
+  flush(writer);
+  closeFile(writer);
 }
 var KILL_AFTER_MS = 1e3;
 var PARENT_CHECK_MS = 500;
@@ -183,9 +223,11 @@ function spawned(command2, start) {
 function relay(plumbing, from, to, mark, end) {
   const { writer } = plumbing;
   from.pipe(to, { end });
-  from.on("data", (chunk) => {
+  const log = (chunk) => {
     logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-  });
+  };
+  if (mark === "←") from.prependListener("data", log);
+  else from.on("data", log);
   from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
   to.on("error", (error) => {
     note(writer, `cannot pass ${mark} on: ${error.message}`);
@@ -197,15 +239,15 @@ function stop(plumbing, signal, why) {
   const { child, writer } = plumbing;
   if (child.exitCode !== null || child.signalCode !== null) return;
   note(writer, `${why}: sending ${signal}`);
+  flush(writer);
   child.kill(signal);
   if (signal === "SIGKILL") return;
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
   setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 async function finish(plumbing, code, last) {
-  const written = closeLog(plumbing.writer, last);
-  const flushed = new Promise((resolve) => process.stdout.write("", () => resolve()));
-  await Promise.allSettled([written, flushed]);
+  closeLog(plumbing.writer, last);
+  await new Promise((resolve) => process.stdout.write("", () => resolve()));
   process.exit(code);
 }
 function watchServer(plumbing) {
@@ -229,7 +271,10 @@ function watchServer(plumbing) {
   });
 }
 function watchClient(plumbing) {
-  process.stdin.on("end", () => note(plumbing.writer, "end of input"));
+  process.stdin.on("end", () => {
+    note(plumbing.writer, "end of input");
+    flush(plumbing.writer);
+  });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => stop(plumbing, signal, `received ${signal}`));
   }
