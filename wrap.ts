@@ -4,7 +4,8 @@
  * How it works: the client starts wrap in place of the server, and wrap starts the server as
  * its child. Three pipes carry the bytes as they are, with backpressure: the client's stdin to
  * the server's stdin, the server's stdout to the client, the server's stderr to wrap's stderr.
- * Beside each pipe a tap is handed the same chunks after they are passed on. It cuts them into
+ * Beside each pipe a tap is handed the same chunks: the client's after they are passed on, the
+ * server's before, so that a client never holds a response the log lacks. It cuts them into
  * lines at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and
  * logs one event per line, in synchronous writes: in a conversation as each chunk crosses, and
  * in a burst of pipelined traffic once the pipes pause, so that a burst never waits for the
@@ -18,16 +19,10 @@
  *   ←  server to client, likewise
  *   !  a line the server wrote to stderr
  *   #  wrap's own events: start, end of input, signals, unanswered requests, exit
- * The notes, in this order, each only when it applies:
- *   (1.9 ms)        a response's round-trip time, from its request to it, as wrap saw them
- *   [2097152 bytes] a line over 1 MiB, with its size
- *   [not UTF-8]     bytes that are not UTF-8, which every MCP client reads the messages as
- *   [CRLF]          a line that ends in "\r\n"
- *   [no request]    a response whose id matches no request in flight
- *   [id in use]     a request whose id is still waiting for an answer (basic §Requests)
- *   [not JSON-RPC]  a server's stdout line that is no message: stdio is for messages only
- * A response is paired with its request by id and direction: JSON-RPC is symmetric, and
- * servers send requests too (roots/list, elicitation/create).
+ * The notes are a response's round-trip time, `(1.9 ms)`, then the line's tags, each only when
+ * it applies, in the one order of TAGS, the table in "The log format" below that the tap
+ * writes and the readers read. A response is paired with its request by id and direction:
+ * JSON-RPC is symmetric, and servers send requests too (roots/list, elicitation/create).
  *
  * Lifecycle (2025-11-25 basic/lifecycle §Shutdown, stdio): shutdown is the client's. The end
  * of stdin is passed on, and wrap waits for the server as long as it runs. SIGINT, SIGTERM and
@@ -36,9 +31,11 @@
  * when the client is gone: wrap's stdout closed, or wrap's parent process gone. wrap exits
  * with the server's exit code, or 128 + the signal's number when a signal ended it.
  *
- * After the recorder come the readers of its logs (diagram, replay, redact; README, "Read a
- * log back"), each a section of its own with its constants before its functions, and last the
- * command line, which picks the recorder or a reader.
+ * The file's sections, in order: the kinds of message; the log format; the recorder's three
+ * parts; the session follower, through which every reader reads a log; the readers, one
+ * section each with its constants before its functions (README, "Read a log back"); and last
+ * the command line, which picks the recorder or a reader by READERS, the command table, where
+ * each reader is one row.
  */
 import { spawn, type ChildProcess, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
   from "node:child_process";
