@@ -429,7 +429,8 @@ function logLater(writer: LogWriter, crossed: Crossed): void {
  */
 function note(writer: LogWriter, text: string): void {
   writer.unread.push({ kind: "note", text, now: performance.now() });
-  catchUp(writer, Infinity);
+  // A slice at a time, each written: a SIGKILL in the midst of a burst's backlog spares some.
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
 }
 
 /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
@@ -449,7 +450,7 @@ function whenQuiet(writer: LogWriter): void {
 /** Logs everything still unread, the requests left unanswered, and a last event. */
 function closeLog(writer: LogWriter, last: string): void {
   // Catch up before reading the requests in flight: a response not read yet would be listed.
-  catchUp(writer, Infinity);
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
   for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
   note(writer, last);
   writer.closed = true;

@@ -199,7 +199,7 @@ function logLater(writer, crossed) {
 }
 function note(writer, text) {
   writer.unread.push({ kind: "note", text, now: performance.now() });
-  catchUp(writer, Infinity);
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
 }
 function whenQuiet(writer) {
   const { unread } = writer;
@@ -212,7 +212,7 @@ function whenQuiet(writer) {
   if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
 }
 function closeLog(writer, last) {
-  catchUp(writer, Infinity);
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
   for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
   note(writer, last);
   writer.closed = true;
