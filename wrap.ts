@@ -635,23 +635,25 @@ type Reading = { offset: number; rest: Buffer };
 /** Where reading a log begins. */
 const LOG_START: Reading = { offset: 0, rest: Buffer.alloc(0) };
 
-/** Reads a log's complete lines past where reading got to, a MiB at a time, so that no log is
+/** Reads a log's complete lines past where reading got to, 64 KiB at a time, so that no log is
  * ever held whole, and hands them on; resolves with where reading stopped. */
 async function readLines(path: string, from: Reading, read: (lines: string[]) => void) {
   const file = await open(path, "r");
-  const slice = Buffer.alloc(1_048_576);
-  let { offset, rest } = from;
+  let { offset } = from;
+  // The start of a line not ended yet, in pieces: a long line is joined once, when it ends.
+  const held = [from.rest];
   for (;;) {
+    const slice = Buffer.allocUnsafe(65_536);
     const { bytesRead } = await file.read(slice, 0, slice.length, offset);
     if (bytesRead === 0) break;
     offset += bytesRead;
-    const text = Buffer.concat([rest, slice.subarray(0, bytesRead)]);
-    const end = text.lastIndexOf(0x0a) + 1;
-    read(text.subarray(0, end).toString("utf8").split("\n").slice(0, -1));
-    rest = Buffer.from(text.subarray(end));
+    const end = slice.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+    const ended = end === 0 ? [] : [...held.splice(0), slice.subarray(0, end)];
+    read(Buffer.concat(ended).toString().split("\n"));
+    held.push(slice.subarray(end, bytesRead));
   }
   await file.close();
-  return { offset, rest };
+  return { offset, rest: Buffer.concat(held) };
 }
 
 /** A request as the follower keeps it: its direction, method, tool (for tools/call), both as

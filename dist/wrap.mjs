@@ -318,19 +318,20 @@ function readLog(path) {
 var LOG_START = { offset: 0, rest: Buffer.alloc(0) };
 async function readLines(path, from, read) {
   const file = await open(path, "r");
-  const slice = Buffer.alloc(1048576);
-  let { offset, rest } = from;
+  let { offset } = from;
+  const held = [from.rest];
   for (; ; ) {
+    const slice = Buffer.allocUnsafe(65536);
     const { bytesRead } = await file.read(slice, 0, slice.length, offset);
     if (bytesRead === 0) break;
     offset += bytesRead;
-    const text = Buffer.concat([rest, slice.subarray(0, bytesRead)]);
-    const end = text.lastIndexOf(10) + 1;
-    read(text.subarray(0, end).toString("utf8").split("\n").slice(0, -1));
-    rest = Buffer.from(text.subarray(end));
+    const end = slice.subarray(0, bytesRead).lastIndexOf(10) + 1;
+    const ended = end === 0 ? [] : [...held.splice(0), slice.subarray(0, end)];
+    read(Buffer.concat(ended).toString().split("\n"));
+    held.push(slice.subarray(end, bytesRead));
   }
   await file.close();
-  return { offset, rest };
+  return { offset, rest: Buffer.concat(held) };
 }
 function newSession() {
   return { start: void 0, waiting: /* @__PURE__ */ new Map(), next: /* @__PURE__ */ new Map() };
