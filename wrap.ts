@@ -1319,8 +1319,8 @@ function countIn<K>(counts: Map<K, number>, key: K): void {
 }
 
 /** The figures of a request's kind: its direction, method and tool; made at its first count. */
-function figuresOf(session: SessionFigures, { mark, method, tool }: Asked): RequestFigures {
-  const key = `${mark} ${method}${tool === undefined ? "" : ` ${tool}`}`;
+function figuresOf(session: SessionFigures, { mark, method, tool, name }: Asked): RequestFigures {
+  const key = `${mark} ${name}`;
   const figures = session.requests.get(key) ??
     { direction: mark, method, tool, count: 0, errors: 0, roundTrips: new Map() };
   session.requests.set(key, figures);

@@ -790,8 +790,8 @@ function newFigures(start, command2, session) {
 function countIn(counts, key) {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-function figuresOf(session, { mark, method, tool }) {
-  const key = `${mark} ${method}${tool === void 0 ? "" : ` ${tool}`}`;
+function figuresOf(session, { mark, method, tool, name: name2 }) {
+  const key = `${mark} ${name2}`;
   const figures = session.requests.get(key) ?? { direction: mark, method, tool, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
   session.requests.set(key, figures);
   return figures;
