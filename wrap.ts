@@ -333,8 +333,9 @@ function unansweredNotes(tap: Tap, now: number): string[] {
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
 // The log writer owns the log file and what the tap has not read yet. In a conversation it
-// hands the tap each crossing as soon as the plumbing has passed it on, and writes its events
-// at once: the log lags the wire by one chunk's work. A burst of pipelined traffic is more
+// hands the tap each crossing as it crosses (a server's line just before the plumbing passes
+// it on, a client's just after), and writes its events at once: the log lags the wire by one
+// chunk's work, a fraction of a millisecond. A burst of pipelined traffic is more
 // than the tap can read as it flows, and the pipes show it: a chunk of AT_ONCE_MAX bytes or
 // more. Then what crossed waits until the pipes are quiet for QUIET_MS, or the tap is too far
 // or too long behind them: the burst flows at the pace of a bare pipe. Every write is
