@@ -834,9 +834,13 @@ function proxyTargets(field: Field, wrapped: Contender, piped: Contender): strin
   // A ratio of medians: within one round the bare proxy's few added µs can come out near zero
   // or below, and a ratio to that means nothing.
   const detail = `+${decimal(byWrap, 0)} µs / +${decimal(byPipe, 0)} µs`;
+  // The client's wait for the last answer of a burst: the bare proxy's rate over wrap's.
+  const calls = decimal(PIPELINED_CALLS, 0);
+  const lastAnswer = `Wrap time to the last of ${calls} answers / bare pipe proxy's`;
   return [
     target("Wrap throughput / bare pipe proxy's", "at least", 0.8,
       ratio(wrapped, piped, "callsPerSecond"), "itself"),
+    target(lastAnswer, "at most", 1.05, ratio(piped, wrapped, "callsPerSecond"), "itself"),
     target("Wrap added p50 / bare pipe proxy's", "at most", 1.2,
       { value: byWrap / byPipe, detail }, "itself"),
   ];
