@@ -36,7 +36,7 @@
  *   BENCH_BASELINE=DIR  measure DIR/server.mjs too, as "baseline server.mjs", in the same
  *                       rounds, with targets against it. dist/ is committed, so an earlier
  *                       commit's build is one command away:
- *                         mkdir -p /tmp/base && git show REV:dist/server.mjs > /tmp/base/server.mjs
+ *                         base=$(mktemp -d) && git show REV:dist/server.mjs > "$base/server.mjs"
  * Markdown goes to stdout and progress to stderr. The exit code is 1 only when a
  * contender fails to run; a missed target is a finding, not a failure.
  */

@@ -362,6 +362,13 @@ test("the documents have transcripts and excerpts to run", () => {
   assert.ok(documents().some((file) => commandsOf(file).some(({ command }) => READER_COMMAND.test(command))));
 });
 
+test("each README reads in one sitting: at most 450 lines, the deep dives left to docs/", () => {
+  for (const file of ["README.md", "README.ja.md"]) {
+    const count = documentText(file).split("\n").length - 1;
+    assert.ok(count <= 450, `${file} has ${count} lines`);
+  }
+});
+
 test("both READMEs give the test command that .ci/run runs", () => {
   const command = "npm ci && npm test";
   // .ci/run runs the command verbatim, perhaps followed by `|| exit 1`, among other steps of its own.
