@@ -3,7 +3,7 @@
  * its stdin, and read what comes back. Every test talks to the process from outside,
  * exactly as an MCP client does.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { after, before } from "node:test";
 import { once } from "node:events";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
@@ -30,7 +30,7 @@ export interface Finished {
  * reach its own cleanup; these are ended after the file's last test all the same, so that no
  * process outlives its test file and no run hangs on one.
  */
-const running = new Set<ChildProcessWithoutNullStreams>();
+const running = new Set<ChildProcess>();
 
 /** How long the children left at the end get after SIGTERM before SIGKILL. */
 const TERM_GRACE_MS = 2_000;
@@ -51,11 +51,16 @@ process.on("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
 
-/** Starts a command with piped stdio; the caller writes to stdin and awaits `finish`. */
-export function start(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const child: ChildProcessWithoutNullStreams = spawn(command, args, { stdio: "pipe", ...options });
+/** Counts a child that a test spawned itself among those ended after the file's last test. */
+export function track<Child extends ChildProcess>(child: Child): Child {
   running.add(child);
   child.on("close", () => running.delete(child));
+  return child;
+}
+
+/** Starts a command with piped stdio; the caller writes to stdin and awaits `finish`. */
+export function start(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const child: ChildProcessWithoutNullStreams = track(spawn(command, args, { stdio: "pipe", ...options }));
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
