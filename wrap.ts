@@ -4,29 +4,25 @@
  * How it works: the client starts wrap in place of the server, and wrap starts the server as
  * its child. Three pipes carry the bytes as they are, with backpressure: the client's stdin to
  * the server's stdin, the server's stdout to the client, the server's stderr to wrap's stderr.
- * Beside each pipe a tap is handed the same chunks after they are passed on. It cuts them into
+ * Beside each pipe a tap is handed the same chunks: the client's after they are passed on, the
+ * server's before, so that a client never holds a response the log lacks. It cuts them into
  * lines at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and
- * logs one event per line, but only when the pipes have been quiet for QUIET_MS, or it is too
- * far behind: a burst of traffic never waits for the tap's parsing, nor for the disk. The
- * recorder is three parts, a section each: the tap (lines, notes, pairing; no I/O), the log
- * writer (the wait for quiet pipes, one write per catch-up) and the plumbing (spawn, relay,
- * signals, finish).
+ * logs one event per line, in synchronous writes: in a conversation as each chunk crosses, and
+ * in a burst of pipelined traffic once the pipes pause, so that a burst never waits for the
+ * tap's parsing. At a signal or the end of input the log catches up before anything else is
+ * done, so a client that kills wrap finds every line that crossed in the log. The recorder is
+ * three parts, a section each: the tap (lines, notes, pairing; no I/O), the log writer (when
+ * to catch up, one write per catch-up) and the plumbing (spawn, relay, signals, finish).
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<line>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
  *   ←  server to client, likewise
  *   !  a line the server wrote to stderr
  *   #  wrap's own events: start, end of input, signals, unanswered requests, exit
- * The notes, in this order, each only when it applies:
- *   (1.9 ms)        a response's round-trip time, from its request to it, as wrap saw them
- *   [2097152 bytes] a line over 1 MiB, with its size
- *   [not UTF-8]     bytes that are not UTF-8, which every MCP client reads the messages as
- *   [CRLF]          a line that ends in "\r\n"
- *   [no request]    a response whose id matches no request in flight
- *   [id in use]     a request whose id is still waiting for an answer (basic §Requests)
- *   [not JSON-RPC]  a server's stdout line that is no message: stdio is for messages only
- * A response is paired with its request by id and direction: JSON-RPC is symmetric, and
- * servers send requests too (roots/list, elicitation/create).
+ * The notes are a response's round-trip time, `(1.9 ms)`, then the line's tags, each only when
+ * it applies, in the one order of TAGS, the table in "The log format" below that the tap
+ * writes and the readers read. A response is paired with its request by id and direction:
+ * JSON-RPC is symmetric, and servers send requests too (roots/list, elicitation/create).
  *
  * Lifecycle (2025-11-25 basic/lifecycle §Shutdown, stdio): shutdown is the client's. The end
  * of stdin is passed on, and wrap waits for the server as long as it runs. SIGINT, SIGTERM and
@@ -35,23 +31,23 @@
  * when the client is gone: wrap's stdout closed, or wrap's parent process gone. wrap exits
  * with the server's exit code, or 128 + the signal's number when a signal ended it.
  *
- * After the recorder come the readers of its logs (diagram, replay, redact; README, "Read a
- * log back"), each a section of its own with its constants before its functions, and last the
- * command line, which picks the recorder or a reader.
+ * The file's sections, in order: the kinds of message; the log format; the recorder's three
+ * parts; the session follower, through which every reader reads a log; the readers, one
+ * section each with its constants before its functions (README, "Read a log back"); and last
+ * the command line, which picks the recorder or a reader by READERS, the command table, where
+ * each reader is one row.
  */
-import { spawn, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
+import { spawn, type ChildProcess, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
   from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream, watch, watchFile, type WriteStream }
-  from "node:fs";
+import { openSync, watch, watchFile, writeSync } from "node:fs";
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -115,26 +111,113 @@ function messagesOf(text: string): Message[] {
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
 
+// ---- The log format: one definition, for the recorder that writes it and the readers ----
+// A log (wire.log) holds one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<text>`.
+// The notes are a response's round-trip time, `(1.9 ms)`, then the line's tags, in the order
+// of TAGS. The tap writes them with notesShown, and the readers read them back with
+// parseEvent, whose EVENT_HEAD is built from the same table. wrap's own notes that
+// begin and end a session are written by startNote and exitNote, and read by startedCommand.
+
+/** A request's key among those in flight: its direction and id. JSON.stringify keeps id 1 and
+ * id "1" apart, as JSON-RPC does; the key is also how a `# unanswered` note names a request. */
+function pairKey(mark: "→" | "←", id: string | number | null): string {
+  return `${mark} ${JSON.stringify(id)}`;
+}
+
+/** The direction that answers a request sent the other way. */
+const OPPOSITE = { "→": "←", "←": "→" } as const;
+
+/**
+ * The tags, in the one order the tap writes them and the readers read them: first what a
+ * line's bytes are, then what its messages are. Each is shown in brackets, `bytes` as the
+ * line's size (`[2097152 bytes]`):
+ *   bytes         a line over 1 MiB
+ *   not UTF-8     bytes that are not UTF-8, which every MCP client reads the messages as
+ *   CRLF          a line that ends in "\r\n"
+ *   no request    a response whose id matches no request in flight the other way
+ *   id in use     a request whose id is still waiting for an answer (basic §Requests)
+ *   not JSON-RPC  a server's stdout line that is no message: stdio is for messages only
+ */
+const TAGS = ["bytes", "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"] as const;
+
+/** One of the tags. */
+type Tag = (typeof TAGS)[number];
+
+/** A line's notes as the log shows them: a round-trip time in ms, then tags in TAGS' order. */
+function notesShown(elapsed: number | undefined, tags: ReadonlySet<Tag>, bytes: number) {
+  const shown = TAGS.filter((tag) => tags.has(tag))
+    .map((tag) => (tag === "bytes" ? `[${bytes} bytes]` : `[${tag}]`));
+  return elapsed === undefined ? shown : [`(${elapsed.toFixed(1)} ms)`, ...shown];
+}
+
+/** wrap's note that begins a session: the server's pid and command line. */
+function startNote(pid: number, commandLine: string): string {
+  return `start pid ${pid}: ${commandLine}`;
+}
+
+/** wrap's note that ends a session: the server's exit code, or the signal that ended it. */
+function exitNote(code: number | null, signal: NodeJS.Signals | null): string {
+  return signal === null ? `exit code ${code}` : `exit signal ${signal}`;
+}
+
+/** One event of a wire.log, with the messages of a → or ← line classified once. */
+type LogEvent = {
+  time: string; mark: Mark; elapsed: string | undefined; tags: string[]; text: string;
+  messages: Message[];
+};
+
+/** The marks, to narrow a mark read from the log. */
+const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
+
+/** An event's head as the tap writes it: time, mark, a round-trip time, tags in TAGS' order. */
+const EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` +
+  TAGS.map((tag) => String.raw`(?:\[${tag === "bytes" ? String.raw`\d+ bytes` : tag}\] )?`)
+    .join(""));
+
+/** Reads one line of a wire.log into its event, or undefined when it is not one. */
+function parseEvent(line: string): LogEvent | undefined {
+  const head = EVENT_HEAD.exec(line);
+  const mark = MARKS.find((each) => each === head?.[1]);
+  if (head === null || mark === undefined) return undefined;
+  const text = line.slice(head[0].length);
+  // Most lines carry no tag: no list is made for them.
+  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
+  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
+  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
+  const time = line.slice(0, line.indexOf(" "));
+  return { time, mark, elapsed: head[2], tags, text, messages };
+}
+
+/** Reads a wire.log's text into its events; a line that is not an event is skipped. */
+function parseLog(log: string): LogEvent[] {
+  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+}
+
+/** The command line a `# start` note names, as startNote wrote it; undefined for another event. */
+function startedCommand(event: LogEvent): string | undefined {
+  const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
+  return start === null ? undefined : event.text.slice(start[0].length);
+}
+
 // ---- The recorder, part 1: the tap, which cuts lines, notes them and pairs them ----
 // The tap owns the start of each stream's line that has not ended yet, and the requests in
 // flight. It turns what crossed into the log's events, and finds the warning wrap prints for
 // a polluted stdout; it does no I/O, and never sees the pipes.
 
-/** What the tap is handed, as it happened and when (performance.now()): in the log's order. */
-type Crossing =
-  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
-  | { kind: "end"; mark: "→" | "←" | "!"; now: number }
-  | { kind: "note"; text: string; now: number };
-
-/** A request still waiting for its response: its method, and when it crossed. */
-type PendingRequest = { method: string; sentAt: number };
+/** What the tap is handed, as it happened, and when (performance.now()): in the log's order. */
+type Crossed =
+  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer }
+  | { kind: "end"; mark: "→" | "←" | "!" }
+  | { kind: "note"; text: string };
+type Crossing = Crossed & { now: number };
 
 /** The tap's state, all of it. */
 type Tap = {
   /** The start of a line that has not ended yet, for each stream. */
   pieces: { "→": Buffer[]; "←": Buffer[]; "!": Buffer[] };
-  /** Requests in flight under their direction and id, until a response the other way. */
-  pending: Map<string, PendingRequest>;
+  /** Requests in flight under their direction and id, until a response the other way: each
+   * one's method, and when it crossed. */
+  pending: Map<string, { method: string; sentAt: number }>;
   /** Whether a line on the server's stdout was not JSON-RPC: wrap warns of the first only. */
   polluted: boolean;
   /** Warnings the tap found for wrap's stderr, until the log writer prints them. */
@@ -144,17 +227,11 @@ type Tap = {
 /** A line longer than this (1 MiB) is tagged with its size. */
 const LARGE_LINE = 1_048_576;
 
-/** The direction that answers a request sent the other way. */
-const OPPOSITE = { "→": "←", "←": "→" } as const;
-
 /** The byte "\r", which ends a line that a CRLF ended. */
 const CR = 0x0d;
 
 /** The "\n" that ends each event in the log. */
 const NEWLINE = Buffer.from("\n");
-
-/** The tag of a line on the server's stdout that is not a message. */
-const POLLUTION = "[not JSON-RPC]";
 
 /**
  * The lines a chunk completes, cut at each "\n" byte and without it. The start of a line that
@@ -177,39 +254,37 @@ function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
 }
 
 /**
- * What the log notes of a line before its bytes: a response's round-trip time, then its tags.
- * A request is kept in `pending` under its direction and id until a response crossing the
- * other way settles it.
+ * What the log notes of a line before its bytes. A request is kept in `pending` under its
+ * direction and id until a response crossing the other way settles it.
  */
 function annotate(
-  pending: Map<string, PendingRequest>, mark: "→" | "←", line: Buffer, now: number,
+  pending: Tap["pending"], mark: "→" | "←", line: Buffer, now: number,
 ): string[] {
   // A Set, so that a batch with two unknown ids shows "[no request]" once.
-  const tags = new Set<string>();
-  let elapsed: string | undefined;
-  if (line.length > LARGE_LINE) tags.add(`[${line.length} bytes]`);
-  if (!isUtf8(line)) tags.add("[not UTF-8]");
-  if (line[line.length - 1] === CR) tags.add("[CRLF]");
+  const tags = new Set<Tag>();
+  let elapsed: number | undefined;
+  if (line.length > LARGE_LINE) tags.add("bytes");
+  if (!isUtf8(line)) tags.add("not UTF-8");
+  if (line[line.length - 1] === CR) tags.add("CRLF");
   for (const message of messagesOf(line.toString())) {
-    // JSON.stringify keeps id 1 and id "1" apart, as JSON-RPC does.
     if (message.kind === "request") {
-      const key = `${mark} ${JSON.stringify(message.id)}`;
-      if (pending.has(key)) tags.add("[id in use]");
+      const key = pairKey(mark, message.id);
+      if (pending.has(key)) tags.add("id in use");
       else pending.set(key, { method: message.method, sentAt: now });
     }
     // An id of null answers a request that could not be read, so it pairs with nothing.
     if (message.kind === "response" && message.id !== null) {
-      const key = `${OPPOSITE[mark]} ${JSON.stringify(message.id)}`;
+      const key = pairKey(OPPOSITE[mark], message.id);
       const request = pending.get(key);
-      if (request === undefined) tags.add("[no request]");
-      else elapsed ??= `(${(now - request.sentAt).toFixed(1)} ms)`;
+      // A batch's responses share a line, which shows the first one's time.
+      if (request === undefined) tags.add("no request");
+      else elapsed ??= now - request.sentAt;
       pending.delete(key);
     }
     // The server's stdout is for MCP messages only (basic/transports §stdio).
-    if (message.kind === "other" && mark === "←") tags.add(POLLUTION);
+    if (message.kind === "other" && mark === "←") tags.add("not JSON-RPC");
   }
-  // A batch's responses share a line, which shows the first one's time.
-  return elapsed === undefined ? [...tags] : [elapsed, ...tags];
+  return notesShown(elapsed, tags, line.length);
 }
 
 /** The one warning for a polluted stdout: the line, cut to a readable length, and what follows. */
@@ -229,7 +304,7 @@ function newTap(): Tap {
 /** One line's event: its time, mark and notes, then the line's bytes as they are. */
 function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Buffer, time: string, now: number) {
   const notes = mark === "!" ? [] : annotate(tap.pending, mark, line, now);
-  if (!tap.polluted && notes.includes(POLLUTION)) {
+  if (!tap.polluted && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
     tap.warnings.push(pollutionWarning(line));
   }
@@ -256,57 +331,107 @@ function unansweredNotes(tap: Tap, now: number): string[] {
   });
 }
 
-// ---- The recorder, part 2: the log writer, which waits for quiet pipes ----
-// The log writer owns the log file and what the tap has not read yet. It hands the tap what
-// crossed only when the pipes have been quiet for QUIET_MS, or it is too far or too long
-// behind them, and writes each catch-up's events in one write.
+// ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
+// The log writer owns the log file and what the tap has not read yet. In a conversation it
+// hands the tap each crossing as it crosses (a server's line just before the plumbing passes
+// it on, a client's just after), and writes its events at once: the log lags the wire by one
+// chunk's work, a fraction of a millisecond. A burst of pipelined traffic is more
+// than the tap can read as it flows, and the pipes show it: a chunk of AT_ONCE_MAX bytes or
+// more. Then what crossed waits until the pipes are quiet for QUIET_MS, or the tap is too far
+// or too long behind them: the burst flows at the pace of a bare pipe. Every write is
+// synchronous, and at a signal or the end of input the writer catches up at once, so a SIGKILL
+// a moment later finds those lines written. (A WriteStream writes later, from libuv's thread
+// pool, and a SIGKILL loses what it still holds.)
 
 /** The log writer's state, all of it. */
 type LogWriter = {
-  /** The log file, opened for appending. */
-  log: WriteStream;
+  /** The log file's path, and its descriptor once open for appending. */
+  path: string; fd: number | undefined;
+  /** Whether the log takes no more writes: it has had its last event, or could not be written. */
+  closed: boolean;
   /** The tap that turns what crossed into the log's events. */
   tap: Tap;
-  /** What the tap has not read yet, oldest first. */
-  unread: Crossing[];
-  /** How many bytes of chunks `unread` holds. */
-  behind: number;
+  /** What the tap has not read yet, oldest first (nothing, while the log keeps up), and how
+   * many bytes of chunks that is. */
+  unread: Crossing[]; behind: number;
+  /** Whether a wait for quiet pipes is set. */
+  waiting: boolean;
 };
 
 /**
- * How long the pipes must be quiet before the tap catches up with them: pairing and tagging
- * cost about a microsecond a line, which a burst of traffic should not wait for.
+ * The smallest chunk that means the pipe was backed up, so that the tap waits for a pause.
+ * Pairing and tagging cost a few microseconds a line: a conversation's lines take a few per
+ * cent of a core, while a burst's would take more than one, and slow the burst to half pace.
  */
-const QUIET_MS = 25;
+const AT_ONCE_MAX = 16_384;
 
-/** How far the tap may fall behind the traffic, in bytes and in time, before it catches up. */
+/** How long the pipes must be quiet before the tap catches up with a burst. */
+const QUIET_MS = 5;
+
+/** How far the tap may fall behind a burst, in bytes and in time, before it catches up. */
 const MAX_BEHIND = 16 * 1_048_576;
 const MAX_DELAY_MS = 1_000;
 
-/** How many bytes the tap reads at a time, so that traffic coming back waits little. */
+/** How many bytes the tap reads at a time as it catches up, so that traffic waits little. */
 const SLICE = 65_536;
 
-/** Opens the log to append to; a write that fails is reported once, and traffic still flows. */
+/** A log writer that has written nothing yet. */
 function openLog(logPath: string): LogWriter {
-  // A new log is private (0600): it holds every message, and messages can hold secrets.
-  const log = createWriteStream(logPath, { flags: "a", mode: 0o600 });
-  log.on("error", (error) => {
-    const what = `wrap: cannot write log ${logPath}: ${error.message}`;
-    process.stderr.write(`${what}; traffic still flows\n`);
-  });
-  return { log, tap: newTap(), unread: [], behind: 0 };
+  return { path: logPath, fd: undefined, closed: false, tap: newTap(), unread: [], behind: 0,
+    waiting: false };
 }
 
-/** Keeps what crossed for the tap; the first of a batch sets the writer's clock going. */
-function logLater(writer: LogWriter, crossing: Crossing): void {
-  if (writer.unread.length === 0) setTimeout(whenQuiet, QUIET_MS, writer);
-  writer.unread.push(crossing);
-  if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
+/**
+ * Hands the tap what waits for it, up to `bytes` of chunks, and logs that in one write. The
+ * log is opened at the first write; one that cannot be opened or written to is said once on
+ * stderr, and the traffic still flows. It is never closed: wrap's exit closes it, and every
+ * write has been made by then.
+ */
+function catchUp(writer: LogWriter, bytes: number): void {
+  const { tap, unread } = writer;
+  let count = 0;
+  let read = 0;
+  while (count < unread.length && read < bytes) {
+    const crossing = unread[count];
+    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
+    count += 1;
+  }
+  writer.behind -= read;
+  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
+  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
+  if (writer.closed || events.length === 0) return;
+  const written = Buffer.concat(events);
+  try {
+    // A new log is private (0600): it holds every message, and messages can hold secrets.
+    // Appending (O_APPEND) keeps each write whole beside another wrap's on the same log.
+    writer.fd ??= openSync(writer.path, "a", 0o600);
+    for (let at = 0; at < written.length;) at += writeSync(writer.fd, written, at);
+  } catch (error) {
+    writer.closed = true;
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`wrap: cannot write log ${writer.path}: ${why}; traffic still flows\n`);
+  }
 }
 
-/** Logs one of wrap's own events, after every line that crossed before it. */
+/** Keeps what crossed for the tap, and hands it over at once unless a burst is on. */
+function logLater(writer: LogWriter, crossed: Crossed): void {
+  writer.unread.push({ ...crossed, now: performance.now() });
+  if (crossed.kind === "chunk") writer.behind += crossed.chunk.length;
+  // Nothing else waits, and this is no burst's chunk: at once.
+  if (writer.unread.length === 1 && writer.behind < AT_ONCE_MAX) return catchUp(writer, Infinity);
+  if (writer.waiting) return;
+  writer.waiting = true;
+  setTimeout(whenQuiet, QUIET_MS, writer);
+}
+
+/**
+ * Logs one of wrap's own events, and every line that crossed before it, at once: wrap notes
+ * the moments after which a client may kill it at once, a signal or the end of input.
+ */
 function note(writer: LogWriter, text: string): void {
-  logLater(writer, { kind: "note", text, now: performance.now() });
+  writer.unread.push({ kind: "note", text, now: performance.now() });
+  // A slice at a time, each written: a SIGKILL in the midst of a burst's backlog spares some.
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
 }
 
 /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
@@ -319,36 +444,17 @@ function whenQuiet(writer: LogWriter): void {
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
   if (due) catchUp(writer, SLICE);
-  if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+  writer.waiting = unread.length > 0;
+  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
 }
 
-/** Hands the tap what waits for it, up to `bytes` of chunks, and logs that in one write. */
-function catchUp(writer: LogWriter, bytes: number): void {
-  const { log, tap, unread } = writer;
-  let count = 0;
-  let read = 0;
-  while (count < unread.length && read < bytes) {
-    const crossing = unread[count];
-    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
-    count += 1;
-  }
-  writer.behind -= read;
-  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
-  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
-  if (log.writable && events.length > 0) log.write(Buffer.concat(events));
-}
-
-/**
- * Logs everything still unread, the requests left unanswered and a last event, and ends the
- * log; resolves once it is written, rejects when it cannot be.
- */
-function closeLog(writer: LogWriter, last: string): Promise<void> {
+/** Logs everything still unread, the requests left unanswered, and a last event. */
+function closeLog(writer: LogWriter, last: string): void {
   // Catch up before reading the requests in flight: a response not read yet would be listed.
-  catchUp(writer, Infinity);
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
   for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
   note(writer, last);
-  catchUp(writer, Infinity);
-  return finished(writer.log.end());
+  writer.closed = true;
 }
 
 // ---- The recorder, part 3: the plumbing, which starts the server and ends wrap ----
@@ -356,8 +462,8 @@ function closeLog(writer: LogWriter, last: string): Promise<void> {
 // bytes as they are and hands the log writer a copy, passes the end of input and signals on,
 // stops the server when the client is gone, and exits as the server exited.
 
-/** The plumbing's state: the server's command, its process, and the writer of its log. */
-type Plumbing = { command: string; child: ChildProcessWithoutNullStreams; writer: LogWriter };
+/** The plumbing's state: the server's process, and the writer of its log. */
+type Plumbing = { child: ChildProcessWithoutNullStreams; writer: LogWriter };
 
 /**
  * How long a server may outlive a signal passed on before it gets SIGKILL: less than the 2 s
@@ -369,16 +475,26 @@ const KILL_AFTER_MS = 1_000;
 const PARENT_CHECK_MS = 500;
 
 /**
- * Starts a command. spawn reports most failures by an "error" event, which the caller handles,
- * but throws a few (ENOTDIR, ELOOP): those end wrap here, in one plain line, as shells do.
+ * Starts a command; one that cannot start ends wrap in one plain line and no stack, as shells
+ * do, after `noted` has logged why. spawn throws a few failures (ENOTDIR, ELOOP), and reports
+ * the others by an "error" event: only a failed start leaves no pid.
  */
-function spawned<T>(command: string, start: () => T): T {
+function spawned<T extends ChildProcess>(command: string, start: () => T,
+  noted: (why: string) => void = () => {}): T {
+  const failed = (error: unknown): never => {
+    const why = `cannot start ${command}: ${error instanceof Error ? error.message : error}`;
+    process.stderr.write(`wrap: ${why}\n`);
+    noted(why);
+    return process.exit(CANNOT_START);
+  };
   try {
-    return start();
+    const child = start();
+    child.on("error", (error) => {
+      if (child.pid === undefined) failed(error);
+    });
+    return child;
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`wrap: cannot start ${command}: ${why}\n`);
-    process.exit(CANNOT_START);
+    return failed(error);
   }
 }
 
@@ -388,12 +504,14 @@ function relay(
   mark: "→" | "←" | "!", end: boolean,
 ): void {
   const { writer } = plumbing;
-  // The pipe is set up first, so each chunk is passed on before the tap is handed it.
   from.pipe(to, { end });
-  from.on("data", (chunk: Buffer) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-  });
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  // A line the client sends is passed on first, and a line the server sends is handed to the
+  // log writer first: in a conversation the client never holds a response the log lacks,
+  // since the log writer writes at once, and the request it answers was logged before it came.
+  const log = (chunk: Buffer) => logLater(writer, { kind: "chunk", mark, chunk });
+  if (mark === "←") from.prependListener("data", log);
+  else from.on("data", log);
+  from.on("end", () => logLater(writer, { kind: "end", mark }));
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
   // every line.
   to.on("error", (error: Error) => {
@@ -407,6 +525,7 @@ function relay(
 function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
   const { child, writer } = plumbing;
   if (child.exitCode !== null || child.signalCode !== null) return;
+  // The client may send SIGKILL next, at once: every line that crossed is logged first.
   note(writer, `${why}: sending ${signal}`);
   child.kill(signal);
   if (signal === "SIGKILL") return;
@@ -414,39 +533,29 @@ function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
   setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 
-/** Closes the log with a last event, waits for it and for wrap's stdout, and exits. */
+/** Closes the log with a last event, waits for wrap's stdout, and exits. */
 async function finish(plumbing: Plumbing, code: number, last: string): Promise<void> {
-  const written = closeLog(plumbing.writer, last);
-  // Settled either way: a failed log or a gone client has nothing left to flush. stdout is
-  // waited for by a write's callback, which comes once every earlier byte is written: on a
-  // terminal stdout's "finish" never comes, and wrap would exit 0, late, whatever happened.
-  const flushed = new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-  await Promise.allSettled([written, flushed]);
+  closeLog(plumbing.writer, last);
+  // stdout is waited for by a write's callback, which comes once every earlier byte is written
+  // (or the client is gone): on a terminal stdout's "finish" never comes, and wrap would exit
+  // 0, late, whatever happened.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
   process.exit(code);
 }
 
 /** Ends wrap as the server ended: a failed start, an exit code, or a signal. */
 function watchServer(plumbing: Plumbing): void {
-  const { command, child } = plumbing;
-  child.on("error", (error) => {
-    // Only a failed start leaves no pid. It is the user's to fix, so one plain line and no stack.
-    if (child.pid !== undefined) return;
-    process.stderr.write(`wrap: cannot start ${command}: ${error.message}\n`);
-    void finish(plumbing, CANNOT_START, `cannot start ${command}: ${error.message}`);
-  });
+  const { child } = plumbing;
   // A process the server started may hold its pipes open; wait for them no longer than the
   // grace period.
-  child.on("exit", () => {
-    setTimeout(() => {
-      child.stdout.push(null);
-      child.stderr.push(null);
-    }, PIPES_GRACE_MS);
-  });
+  child.on("exit", () => setTimeout(() => {
+    child.stdout.push(null);
+    child.stderr.push(null);
+  }, PIPES_GRACE_MS));
   child.on("close", (code, signal) => {
-    if (child.pid === undefined) return; // A failed start was reported by "error".
     // A signal's end is reported as shells do: 128 + its number.
-    if (signal === null) void finish(plumbing, code ?? 0, `exit code ${code}`);
-    else void finish(plumbing, 128 + constants.signals[signal], `exit signal ${signal}`);
+    const exitCode = signal === null ? code ?? 0 : 128 + constants.signals[signal];
+    void finish(plumbing, exitCode, exitNote(code, signal));
   });
 }
 
@@ -470,10 +579,10 @@ function watchClient(plumbing: Plumbing): void {
 /** Runs the recorder: starts the server, relays its stdio and records every line to the log. */
 function proxy(command: string, args: readonly string[], logPath: string): void {
   const writer = openLog(logPath);
-  const child = spawned(command, () => spawn(command, args, { stdio: "pipe" }));
-  const plumbing = { command, child, writer };
-  const commandLine = [command, ...args].join(" ");
-  if (child.pid !== undefined) note(writer, `start pid ${child.pid}: ${commandLine}`);
+  const child = spawned(command, () => spawn(command, args, { stdio: "pipe" }),
+    (why) => closeLog(writer, why));
+  const plumbing = { child, writer };
+  if (child.pid !== undefined) note(writer, startNote(child.pid, [command, ...args].join(" ")));
   watchServer(plumbing);
   relay(plumbing, process.stdin, child.stdin, "→", true);
   relay(plumbing, child.stdout, process.stdout, "←", true);
@@ -482,40 +591,20 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   watchClient(plumbing);
 }
 
-// ---- Readers: one parser of wire.log, shared by diagram, replay and redact ----
-
-/** One event of a wire.log, with the messages of a → or ← line classified once. */
-type LogEvent = {
-  time: string; mark: Mark; elapsed: string | undefined; tags: string[]; text: string;
-  messages: Message[];
-};
-
-/** The marks, to narrow a mark read from the log. */
-const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
-
-/** An event's head: time, mark, a response's round-trip time, then the hygiene tags in order. */
-const EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` +
-  [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"]
-    .map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
-
-/** Reads one line of a wire.log into its event, or undefined when it is not one. */
-function parseEvent(line: string): LogEvent | undefined {
-  const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((each) => each === head?.[1]);
-  if (head === null || mark === undefined) return undefined;
-  const text = line.slice(head[0].length);
-  // Most lines carry no tag: no list is made for them.
-  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
-  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
-  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed: head[2], tags, text, messages };
-}
-
-/** Reads a wire.log's text into its events; a line that is not an event is skipped. */
-function parseLog(log: string): LogEvent[] {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
-}
+// ---- Readers: the session follower, which every reader reads a log through ----
+// The follower owns what a reader knows of a session so far: its `# start` note, the requests
+// in flight and the rounds of 2026-07-28 calls. A reader hands it each event once, in order;
+// a start note begins a new session. It pairs a response with its request by direction and
+// id, with the tap's pairKey. And it says which responses report an error, in the one meaning
+// every reader uses: a JSON-RPC error (basic §Responses), or a result with `isError: true`, a
+// tool's own failure (server/tools §Error Handling). An input_required result asks; it has
+// not failed.
+//
+// Elicitation comes in either era. Legacy (2025-06-18 and 2025-11-25, client/elicitation):
+// the server sends its own elicitation/create request, and the client answers it with an
+// ElicitResult. Modern (2026-07-28, basic/patterns/mrtr): the server answers a call with an
+// input_required result, and the client retries the call under a new id with
+// `inputResponses` and the result's `requestState`: the follower numbers those rounds.
 
 /** The value at a path of own keys, or undefined: `toString` is never found on a message. */
 function dig(value: unknown, ...keys: string[]): unknown {
@@ -529,28 +618,80 @@ function words(...parts: (string | undefined)[]): string {
   return parts.filter((part) => part !== undefined).join(" ");
 }
 
-// ---- Readers: elicitation, as a server asks it in either era ----
-// Legacy (2025-06-18 and 2025-11-25, client/elicitation): the server sends its own
-// elicitation/create request, and the client answers it with an ElicitResult. Modern
-// (2026-07-28, basic/patterns/mrtr): the server answers a call with an input_required result,
-// and the client retries the call under a new id with `inputResponses` and the result's
-// `requestState`. diagram and show read both.
+/** What a reader is handed: its log, wrap's options as parseArgs read them, --timeout as a
+ * number, and the command after `--` (which only replay runs). */
+type CommandLine = {
+  logPath: string; values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+  timeoutMs: number; command: string; args: string[];
+};
+
+/** A log's whole text; a log that cannot be read ends wrap in one plain line. */
+function readLog(path: string): Promise<string> {
+  return readFile(path, "utf8").catch((error: unknown) => cannot(`read ${path}`, error));
+}
+
+/** Where reading a log got to: how far, and the start of a line that has not ended yet. */
+type Reading = { offset: number; rest: Buffer };
+
+/** Where reading a log begins. */
+const LOG_START: Reading = { offset: 0, rest: Buffer.alloc(0) };
+
+/** Reads a log's complete lines past where reading got to, 64 KiB at a time, so that no log is
+ * ever held whole, and hands them on; resolves with where reading stopped. */
+async function readLines(path: string, from: Reading, read: (lines: string[]) => void) {
+  const file = await open(path, "r");
+  let { offset } = from;
+  // The start of a line not ended yet, in pieces: a long line is joined once, when it ends.
+  const held = [from.rest];
+  for (;;) {
+    const slice = Buffer.allocUnsafe(65_536);
+    const { bytesRead } = await file.read(slice, 0, slice.length, offset);
+    if (bytesRead === 0) break;
+    offset += bytesRead;
+    const end = slice.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+    const ended = end === 0 ? [] : [...held.splice(0), slice.subarray(0, end)];
+    read(Buffer.concat(ended).toString().split("\n"));
+    held.push(slice.subarray(end, bytesRead));
+  }
+  await file.close();
+  return { offset, rest: Buffer.concat(held) };
+}
+
+/** A request as the follower keeps it: its direction, method, tool (for tools/call), both as
+ * one name (`tools/call add`), and its round. */
+type Asked = {
+  mark: "→" | "←"; method: string; tool: string | undefined; name: string;
+  round: number | undefined;
+};
+
+/** What a reader knows of one session so far. */
+type Session = {
+  /** The `# start` note that began it; undefined for a log that begins mid-session. */
+  start: LogEvent | undefined;
+  /** The requests in flight, by direction and id, until a response the other way. */
+  waiting: Map<string, Asked>;
+  /** The round a retry is, by the requestState of the input_required result it follows. */
+  next: Map<string, number>;
+};
+
+/** One message of an event, as the follower reads it. */
+type Followed = {
+  mark: "→" | "←"; message: Message;
+  /** For a request, itself; for a response, the request it answers, when the log has it. */
+  request: Asked | undefined;
+  /** A retry's place among its call's rounds: `round 2`, or `retry` when its first is gone. */
+  place: string | undefined;
+  /** Whether it is a response that reports an error. */
+  failed: boolean;
+};
+
+/** A session before its first event. */
+function newSession(): Session {
+  return { start: undefined, waiting: new Map(), next: new Map() };
+}
 
 /** One of an input_required result's `inputRequests`: its method, and the message it shows. */
 type InputRequest = { method: string; message: string | undefined };
-
-/** What a reader remembers of one session's multi round-trip requests (basic/patterns/mrtr). */
-type Rounds = {
-  /** The round a retry is, by the requestState of the input_required result it follows. */
-  next: Map<string, number>;
-  /** Each request's round by direction and id until its response, which may lead to the next. */
-  waiting: Map<string, number>;
-};
-
-/** A session's rounds before any call. */
-function newRounds(): Rounds {
-  return { next: new Map(), waiting: new Map() };
-}
 
 /** An elicitation/create request's message to the user (client/elicitation), if it has one. */
 function elicitationMessage(method: unknown, params: unknown): string | undefined {
@@ -558,11 +699,10 @@ function elicitationMessage(method: unknown, params: unknown): string | undefine
   return method === "elicitation/create" && typeof message === "string" ? message : undefined;
 }
 
-/** An input_required result's requests (basic/patterns/mrtr); undefined for any other message. */
-function inputRequestsOf(message: Message): InputRequest[] | undefined {
-  if (message.kind !== "response") return undefined;
-  if (dig(message.result, "resultType") !== "input_required") return undefined;
-  const requests = dig(message.result, "inputRequests");
+/** An input_required result's requests (basic/patterns/mrtr); undefined for any other result. */
+function inputRequestsOf(result: unknown): InputRequest[] | undefined {
+  if (dig(result, "resultType") !== "input_required") return undefined;
+  const requests = dig(result, "inputRequests");
   // The keys are the server's to choose (basic/patterns/mrtr): only the values are read.
   return (isRecord(requests) ? Object.values(requests) : []).map((request) => {
     const method = dig(request, "method");
@@ -571,59 +711,67 @@ function inputRequestsOf(message: Message): InputRequest[] | undefined {
   });
 }
 
-/** Input requests in brief: each method once, then the messages it asks, each `quote`d. */
-function briefAsks(requests: readonly InputRequest[], quote: (text: string) => string): string {
+/** Input requests in brief: each method once, then the messages it asks, quoted. */
+function briefAsks(requests: readonly InputRequest[]): string {
   const methods = new Set(requests.map((request) => request.method));
   return Array.from(methods, (method) => {
     const shown = requests.filter((request) => request.method === method)
-      .flatMap((request) => request.message === undefined ? [] : [quote(request.message)]);
+      .flatMap((request) => request.message === undefined ? [] : [JSON.stringify(request.message)]);
     return shown.length === 0 ? method : `${method} ${shown.join(", ")}`;
   }).join(", ");
 }
 
 /** An ElicitResult as `accept {"confirm":true}`, `decline` or `cancel`; undefined otherwise. */
-function elicitAnswer(message: Message): string | undefined {
-  if (message.kind !== "response") return undefined;
+function elicitAnswer(result: unknown): string | undefined {
   // client/elicitation: an ElicitResult is the one result whose `action` is a string.
-  const action = dig(message.result, "action");
+  const action = dig(result, "action");
   if (typeof action !== "string") return undefined;
-  const content = dig(message.result, "content");
+  const content = dig(result, "content");
   return content === undefined ? action : `${action} ${JSON.stringify(content)}`;
 }
 
-/**
- * A request's place among a call's rounds: none for a first call, `round 3` for a retry whose
- * requestState an earlier input_required result gave, `retry` for any other. Its round is kept
- * until its response, which may give the requestState of the next.
- */
-function roundOfRequest(rounds: Rounds, mark: "→" | "←", message: Message): string | undefined {
-  if (message.kind !== "request") return undefined;
+/** Follows a request: keeps it until its response, with its round if it is a retry. */
+function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRequest): Followed {
+  const name = dig(message.params, "name");
+  const tool = message.method === "tools/call" && typeof name === "string" ? name : undefined;
   const state = dig(message.params, "requestState");
   const retry = state !== undefined || dig(message.params, "inputResponses") !== undefined;
-  const known = typeof state === "string" ? rounds.next.get(state) : undefined;
-  const round = retry ? known : 1;
-  if (round !== undefined) rounds.waiting.set(`${mark}${JSON.stringify(message.id)}`, round);
   // A retry whose requestState was never seen (a log that starts mid-call) has no number.
-  if (round === undefined) return "retry";
-  return round > 1 ? `round ${round}` : undefined;
+  const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
+  const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
+  const key = pairKey(mark, message.id);
+  // An id still in use stays with its first request, as the tap pairs it.
+  if (!session.waiting.has(key)) session.waiting.set(key, request);
+  const place = round === undefined ? "retry" : round > 1 ? `round ${round}` : undefined;
+  return { mark, message, request, place, failed: false };
 }
 
-/** Settles a response's request, and numbers the retry that an input_required result asks for. */
-function settleRound(rounds: Rounds, mark: "→" | "←", message: Message): void {
-  if (message.kind !== "response") return;
-  const key = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
-  const round = rounds.waiting.get(key);
-  rounds.waiting.delete(key);
+/** Follows a response: settles its request, and numbers the retry an input_required asks for. */
+function followResponse(session: Session, mark: "→" | "←", message: JSONRPCResponse): Followed {
+  // An id of null answers a request that could not be read, so it pairs with nothing.
+  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id);
+  const request = session.waiting.get(key);
+  session.waiting.delete(key);
   const state = dig(message.result, "requestState");
-  const asks = inputRequestsOf(message) !== undefined;
+  const round = request?.round;
   // basic/patterns/mrtr: the retry sends this requestState back byte for byte.
-  if (round !== undefined && asks && typeof state === "string") rounds.next.set(state, round + 1);
+  const asks = inputRequestsOf(message.result) !== undefined && typeof state === "string";
+  if (asks && round !== undefined) session.next.set(state, round + 1);
+  const failed = message.error !== undefined || dig(message.result, "isError") === true;
+  return { mark, message, request, place: undefined, failed };
 }
 
-/** Follows one message through its session's rounds: a retry's place (`round 2`, `retry`). */
-function followRounds(rounds: Rounds, mark: "→" | "←", message: Message): string | undefined {
-  settleRound(rounds, mark, message);
-  return roundOfRequest(rounds, mark, message);
+/** Follows one event: a start note begins a new session; each message is paired and placed. */
+function follow(session: Session, event: LogEvent): Followed[] {
+  // New maps, not cleared ones: a reader may still hold the last session's.
+  if (startedCommand(event) !== undefined) Object.assign(session, newSession(), { start: event });
+  const { mark } = event;
+  if (mark !== "→" && mark !== "←") return [];
+  return event.messages.map((message) => {
+    if (message.kind === "request") return followRequest(session, mark, message);
+    if (message.kind === "response") return followResponse(session, mark, message);
+    return { mark, message, request: undefined, place: undefined, failed: false };
+  });
 }
 
 // ---- Reader: redact, a copy of the log that can be shared ----
@@ -667,6 +815,11 @@ function redactLog(log: string): string {
   }).join("\n");
 }
 
+/** wrap redact: the log with its secrets masked, on stdout. */
+async function redact({ logPath }: CommandLine): Promise<void> {
+  process.stdout.write(redactLog(await readLog(logPath)));
+}
+
 // ---- Reader: diagram, the session as Mermaid sequence diagrams for a post ----
 
 /** Zenn's limit on one code block, in characters. */
@@ -698,68 +851,54 @@ function sideName(messages: readonly Message[], field: "params" | "result", info
   return names.find((name) => typeof name === "string");
 }
 
-/** What a request's arrow says: its method, tool, elicitation message and round (`(round 2)`). */
-function describeRequest(method: string, params: unknown, place: string | undefined): string {
-  const tool = method === "tools/call" ? dig(params, "name") : undefined;
-  const asked = elicitationMessage(method, params);
-  const named = typeof tool === "string" ? tool : undefined;
-  return words(method, named, asked, place === undefined ? undefined : `(${place})`);
-}
-
 /** What a message's arrow says: what it is, never its whole payload. */
-function describe(message: Message, text: string, place: string | undefined): string {
+function describe({ message, request, place }: Followed, text: string): string {
   if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
-  if (message.kind !== "response") return describeRequest(message.method, message.params, place);
+  if (message.kind !== "response") {
+    // A request's method, tool, elicitation message and round; a notification's method.
+    const asked = elicitationMessage(message.method, message.params);
+    return words(request?.name ?? message.method, asked, place && `(${place})`);
+  }
   const content = dig(message.result, "content", "0", "text");
   if (message.error !== undefined) return `error ${String(dig(message.error, "code"))}`;
   if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
-  const asks = inputRequestsOf(message);
+  const asks = inputRequestsOf(message.result);
   // An arrow has room for the question, not for the method it travels in.
-  const questions = asks?.map((request) => request.message ?? request.method).join(", ");
+  const questions = asks?.map((asked) => asked.message ?? asked.method).join(", ");
   if (questions !== undefined) return `input required: ${questions}`;
-  return elicitAnswer(message) ?? (typeof content === "string" ? content : "result");
+  return elicitAnswer(message.result) ?? (typeof content === "string" ? content : "result");
 }
 
 /** The diagram's statements for one event: an arrow per message, a note for the rest. */
-function statements(event: LogEvent, rounds: Rounds): string[] {
+function statements(event: LogEvent, followed: readonly Followed[]): string[] {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const mark = event.mark;
-  const [from, to] = mark === "→" ? ["C", "S"] : ["S", "C"];
-  const arrows = event.messages.map((message) => {
-    const said = describe(message, event.text, followRounds(rounds, mark, message));
+  const arrows = followed.map((each) => {
+    const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
+    const said = describe(each, event.text);
     // Only a response has a round-trip time (a batch's line shows its first response's).
-    const timed = message.kind === "response" && event.elapsed !== undefined;
+    const timed = each.message.kind === "response" && event.elapsed !== undefined;
     const text = timed ? `${event.elapsed} ms ${said}` : said;
-    return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
+    return `${from}${ARROWS[each.message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
-}
-
-/** Every event's statements in order; each session's rounds are numbered from its start. */
-function sessionStatements(events: readonly LogEvent[]): string[] {
-  let rounds = newRounds();
-  const drawn: string[] = [];
-  for (const event of events) {
-    if (event.mark === "#" && event.text.startsWith("start ")) rounds = newRounds();
-    drawn.push(...statements(event, rounds));
-  }
-  return drawn;
 }
 
 /** The session as Markdown: numbered ```mermaid blocks of at most BLOCK_LIMIT characters. */
 function diagram(events: readonly LogEvent[]): string {
   const messages = events.flatMap((event) => event.messages);
-  const start = events.find((event) => event.mark === "#" && event.text.startsWith("start pid "));
+  const started = events.flatMap((event) => startedCommand(event) ?? [])[0];
   // No serverInfo (a server that failed, or never answered): the command's first two words.
-  const words = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
+  const words = started?.split(" ").slice(0, 2) ?? ["server"];
   const command = words.map((word) => word.split("/").at(-1)).join(" ");
   const head = ["sequenceDiagram",
     `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
     `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command, 40)}`];
   let part: string[] = [];
   const parts = [part];
-  for (const statement of sessionStatements(events)) {
+  const session = newSession();
+  const drawn = events.flatMap((event) => statements(event, follow(session, event)));
+  for (const statement of drawn) {
     // Room is left for the fences and the note that joins a block to the one before.
     if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
       part = [];
@@ -773,6 +912,15 @@ function diagram(events: readonly LogEvent[]): string {
     const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
     return [...title, "```mermaid", ...head, ...joint, ...lines, "```", ""].join("\n");
   }).join("\n");
+}
+
+/** wrap diagram: the log drawn, redacted unless --no-redact, on stdout or into --out. */
+async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
+  const log = await readLog(logPath);
+  const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
+  const { out } = values;
+  if (out === undefined) process.stdout.write(markdown);
+  else await writeFile(out, markdown).catch((error: unknown) => cannot(`write ${out}`, error));
 }
 
 // ---- Reader: replay, a golden test of any stdio server from one recorded session ----
@@ -795,7 +943,7 @@ function differences(expected: unknown, actual: unknown, path: string[],
   if (ignored) return [];
   if (isRecord(expected) && isRecord(actual) && Array.isArray(expected) === Array.isArray(actual)) {
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-    return [...keys].flatMap((key): Difference[] => {
+    return [...keys].flatMap((key) => {
       return differences(dig(expected, key), dig(actual, key), [...path, key], ignore);
     });
   }
@@ -838,9 +986,8 @@ function describeDifference({ path, expected, actual }: Difference, redact: bool
 
 /** One differing response's report: a line naming it, then its differences, kept short. */
 function report(name: string, found: Difference[], redact: boolean): string {
-  const shown = found.slice(0, REPORT_LINES - 2).map((each) => {
-    return `  ${describeDifference(each, redact)}`;
-  });
+  const line = (one: Difference) => `  ${describeDifference(one, redact)}`;
+  const shown = found.slice(0, REPORT_LINES - 2).map(line);
   const more = found.length - shown.length;
   if (more > 0) shown.push(`  (${more} more)`);
   const text = [`✗ ${name}`, ...shown].join("\n");
@@ -848,26 +995,33 @@ function report(name: string, found: Difference[], redact: boolean): string {
   return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 
-/** A server under replay: the process, what it has sent that replay has not used yet, and a
- * signal that aborts when it has exited. */
-type Replayed = {
+/** The requestStates a replayed server wrote in place of the recorded ones. A server signs its
+ * state anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent
+ * with this run's, and the state itself is no difference. */
+type States = Map<string, string>;
+
+/** A replay as it goes: the server under replay and what it has sent that replay has not used
+ * yet, the requestStates it replaced, what the comparison leaves out, and the tally so far. */
+type Replay = {
   server: ChildProcessByStdio<Writable, Readable, null>;
   lines: ReturnType<typeof createInterface>;
-  responses: Extract<Message, { kind: "response" }>[];
+  responses: JSONRPCResponse[];
   /** The ids of the requests the server has sent, as JSON, so that id 1 and "1" differ. */
   requested: Set<string>;
+  /** Aborts when the server has exited. */
   exited: AbortSignal;
+  states: States; ignored: string[][]; timeoutMs: number; redact: boolean;
+  tally: { match: number; differ: number; missing: number };
 };
 
+/** The path of an input_required result's requestState, left out of the comparison. */
+const REQUEST_STATE_PATH = ["result", "requestState"];
+
 /** Starts the command to replay to, and collects what it writes. */
-function startReplayed(command: string, args: string[]): Replayed {
+function startReplay(line: CommandLine): Replay {
+  const { command, args, values } = line;
   const server = spawned(command, () => {
     return spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-  });
-  server.on("error", (error) => {
-    if (server.pid !== undefined) return; // Only a failed start leaves no pid.
-    process.stderr.write(`wrap: cannot start ${command}: ${error.message}\n`);
-    process.exit(CANNOT_START);
   });
   // A server that has exited cannot read: what it left unanswered shows as missing.
   server.stdin.on("error", () => {});
@@ -875,38 +1029,26 @@ function startReplayed(command: string, args: string[]): Replayed {
   server.on("close", () => exited.abort());
   // A process the server started may hold its stdout open; wait for it no longer than the grace.
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const replayed: Replayed = { server, lines: createInterface({ input: server.stdout }),
-    responses: [], requested: new Set(), exited: exited.signal };
-  replayed.lines.on("line", (line) => {
-    for (const message of messagesOf(line)) {
-      if (message.kind === "response") replayed.responses.push(message);
-      if (message.kind === "request") replayed.requested.add(JSON.stringify(message.id));
+  const ignore = (values.ignore ?? []).map((path) => path.split("."));
+  const replay: Replay = { server, lines: createInterface({ input: server.stdout }),
+    responses: [], requested: new Set(), exited: exited.signal, states: new Map(),
+    ignored: [...ignore, REQUEST_STATE_PATH], timeoutMs: line.timeoutMs,
+    redact: values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
+  replay.lines.on("line", (text) => {
+    for (const message of messagesOf(text)) {
+      if (message.kind === "response") replay.responses.push(message);
+      if (message.kind === "request") replay.requested.add(JSON.stringify(message.id));
     }
   });
-  return replayed;
+  return replay;
 }
 
-/** Waits until `check` holds, the server has exited, or `timeoutMs` has passed. */
-async function waitFor(replayed: Replayed, check: () => boolean, timeoutMs: number) {
-  const signal = AbortSignal.any([replayed.exited, AbortSignal.timeout(timeoutMs)]);
+/** Waits until `check` holds, the server has exited, or the timeout has passed. */
+async function waitFor(replay: Replay, check: () => boolean) {
+  const signal = AbortSignal.any([replay.exited, AbortSignal.timeout(replay.timeoutMs)]);
   while (!check() && !signal.aborted) {
-    await once(replayed.lines, "line", { signal }).catch(() => undefined);
+    await once(replay.lines, "line", { signal }).catch(() => undefined);
   }
-}
-
-/** The requestStates a replayed server wrote in place of the recorded ones. A server signs its
- * state anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent
- * with this run's, and the state itself is no difference. */
-type States = Map<string, string>;
-
-/** The path of an input_required result's requestState, left out of the comparison. */
-const REQUEST_STATE_PATH = ["result", "requestState"];
-
-/** Notes the state a replayed response gave where the recorded one gave another. */
-function rememberState(states: States, recorded: JSONRPCResponse, actual: JSONRPCResponse) {
-  const before = dig(recorded.result, "requestState");
-  const now = dig(actual.result, "requestState");
-  if (typeof before === "string" && typeof now === "string") states.set(before, now);
 }
 
 /** A recorded line with each requestState the replayed server replaced put back as its own. */
@@ -917,99 +1059,72 @@ function withStates(text: string, states: States): string {
   });
 }
 
-/** Replays a log to a command, prints what differs and one summary line; 0 when all match. */
-async function replay(events: readonly LogEvent[], command: string, args: string[],
-  options: { ignore: string[][]; timeoutMs: number; redact: boolean }): Promise<number> {
-  const { ignore, timeoutMs, redact } = options;
-  const replayed = startReplayed(command, args);
-  const { server, responses } = replayed;
-  const methods = new Map<string, string>(); // A request's method by its id, to name its answer.
-  const tally = { match: 0, differ: 0, missing: 0 };
-  const states: States = new Map();
-  const ignored = [...ignore, REQUEST_STATE_PATH];
-  for (const event of events) {
-    for (const message of event.messages) {
-      // JSON.stringify keeps id 1 and id "1" apart; only requests and responses are used below.
-      const id = JSON.stringify("id" in message ? message.id : null);
-      if (message.kind === "request" && event.mark === "→") methods.set(id, message.method);
-      // The client answered a request of the server's only once it had come; so does replay.
-      const answersServer = message.kind === "response" && event.mark === "→";
-      if (answersServer) await waitFor(replayed, () => replayed.requested.has(id), timeoutMs);
-      if (message.kind !== "response" || event.mark !== "←") continue;
-      const answers = (each: { id: unknown }) => JSON.stringify(each.id) === id;
-      // The client sent its next line only after this response came back; so does replay.
-      await waitFor(replayed, () => responses.some(answers), timeoutMs);
-      const index = responses.findIndex(answers);
-      const actual = index === -1 ? undefined : responses.splice(index, 1)[0];
-      if (actual !== undefined) rememberState(states, message, actual);
-      const found = actual === undefined ? [] : differences(message, actual, [], ignored);
-      const outcome = actual === undefined ? "missing" : found.length > 0 ? "differ" : "match";
-      tally[outcome] += 1;
-      const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
-      if (actual === undefined) process.stdout.write(`✗ ${name}: missing\n`);
-      if (found.length > 0) process.stdout.write(`${report(name, found, redact)}\n`);
-    }
-    if (event.mark === "→") server.stdin.write(`${withStates(event.text, states)}\n`);
-  }
-  return finishReplay(replayed, tally, timeoutMs);
+/** Waits for the replayed server's answer to a recorded response's request, and compares. */
+async function replayResponse(replay: Replay, recorded: JSONRPCResponse, request?: Asked) {
+  const id = JSON.stringify(recorded.id);
+  const answers = (each: { id: unknown }) => JSON.stringify(each.id) === id;
+  // The client sent its next line only after this response came back; so does replay.
+  await waitFor(replay, () => replay.responses.some(answers));
+  const index = replay.responses.findIndex(answers);
+  const actual = index === -1 ? undefined : replay.responses.splice(index, 1)[0];
+  // The state the replayed server gave where the recorded one gave another.
+  const [before, now] = [recorded, actual].map((each) => dig(each?.result, "requestState"));
+  if (typeof before === "string" && typeof now === "string") replay.states.set(before, now);
+  const found = actual === undefined ? [] : differences(recorded, actual, [], replay.ignored);
+  replay.tally[actual === undefined ? "missing" : found.length > 0 ? "differ" : "match"] += 1;
+  const name = request === undefined ? id : `${id} ${JSON.stringify(request.method)}`;
+  if (actual === undefined) process.stdout.write(`✗ ${name}: missing\n`);
+  if (found.length > 0) process.stdout.write(`${report(name, found, replay.redact)}\n`);
 }
 
 /** Ends the server's input, waits for it, and prints the summary; 0 when all matched. */
-async function finishReplay(replayed: Replayed, tally: { match: number; differ: number;
-  missing: number }, timeoutMs: number): Promise<number> {
-  const { server, responses, exited } = replayed;
+async function finishReplay(replay: Replay): Promise<number> {
+  const { server, responses, exited } = replay;
   server.stdin.end();
   // A server that outlives the end of its input is stopped after the same time limit; unref'd,
   // so that a server that exits in time leaves no timer holding wrap.
-  setTimeout(() => server.kill("SIGKILL"), timeoutMs).unref();
+  setTimeout(() => server.kill("SIGKILL"), replay.timeoutMs).unref();
   if (!exited.aborted) await once(exited, "abort");
-  for (const left of responses) {
-    process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected\n`);
-  }
-  const { match, differ, missing } = tally;
+  for (const { id } of responses) process.stdout.write(`✗ ${JSON.stringify(id)}: unexpected\n`);
+  const { match, differ, missing } = replay.tally;
   process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ` +
     `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
   return differ + missing + responses.length === 0 ? 0 : 1;
 }
 
+/** wrap replay: sends the log's client lines to the command, each when the recorded client
+ * sent it, and compares each response; exit code 0 when all match. */
+async function replay(line: CommandLine): Promise<void> {
+  const events = parseLog(await readLog(line.logPath));
+  const run = startReplay(line);
+  const session = newSession();
+  for (const event of events) {
+    for (const { mark, message, request } of follow(session, event)) {
+      if (message.kind !== "response") continue;
+      const id = JSON.stringify(message.id);
+      // The client answered a request of the server's only once it had come; so does replay.
+      if (mark === "→" && request !== undefined) await waitFor(run, () => run.requested.has(id));
+      if (mark === "←") await replayResponse(run, message, request);
+    }
+    if (event.mark === "→") run.server.stdin.write(`${withStates(event.text, run.states)}\n`);
+  }
+  process.exitCode = await finishReplay(run);
+}
+
 // ---- Reader: show, the log as a person reads it, whole or as it grows ----
 
-/** How show prints, and what it remembers across events. */
+/** How show prints, the session it follows, and how many lines were no events. */
 type Shower = {
   width: number; colour: boolean; redact: boolean; methods: string[]; errorsOnly: boolean;
-  /** When the session began, for each event's time since its start. */
-  sessionStart: number;
-  /** Each request's method by direction and id, so that a response is filtered as its request. */
-  asked: Map<string, string>;
-  /** The session's multi round-trip requests, so that a retry shows its round. */
-  rounds: Rounds;
-  skipped: number;
+  session: Session; skipped: number;
 };
+
+/** Where show has read a followed log to: which file (by inode), how far, a line begun, and
+ * whether it has said that the log is not there. */
+type Place = Reading & { inode: number | undefined; absent: boolean };
 
 /** The terminal colours show uses, as SGR codes. */
 const COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" } as const;
-
-/** A request or notification's method, and the tool's name for tools/call. */
-function methodOf(message: Message): string {
-  if (message.kind !== "request" && message.kind !== "notification") return "";
-  const tool = message.method === "tools/call" ? dig(message.params, "name") : undefined;
-  return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
-}
-
-/** Whether a response reports a failure: a JSON-RPC error, or a tool's isError. */
-function failed(message: Message): boolean {
-  if (message.kind !== "response") return false;
-  return message.error !== undefined || dig(message.result, "isError") === true;
-}
-
-/** A request in a few words: method, id, a retry's round, and its arguments or message. */
-function requestSummary(message: JSONRPCRequest, place: string | undefined) {
-  const args = dig(message.params, "arguments") ?? message.params;
-  // An elicitation is read for its message to the user (client/elicitation), not its schema.
-  const asked = elicitationMessage(message.method, message.params);
-  const carried = asked ?? (args === undefined ? undefined : JSON.stringify(args));
-  return words(methodOf(message), `#${JSON.stringify(message.id)}`, place, carried);
-}
 
 /** A notification in a few words: a cancellation's request and reason, a progress's step. */
 function notificationSummary(message: JSONRPCNotification): string {
@@ -1021,7 +1136,7 @@ function notificationSummary(message: JSONRPCNotification): string {
   const total = dig(message.params, "total");
   const of = total === undefined ? "" : `/${String(total)}`;
   const step = `${String(progress)}${of}`;
-  return progress === undefined ? methodOf(message) : `${methodOf(message)} ${step}`;
+  return progress === undefined ? message.method : `${message.method} ${step}`;
 }
 
 /** A response in a few words: id, round trip, then an error, what it asks, or what it says. */
@@ -1032,35 +1147,33 @@ function responseSummary(message: JSONRPCResponse, elapsed: string | undefined) 
     const code = dig(message.error, "code");
     return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
   }
-  const asks = inputRequestsOf(message);
-  const quoted = (text: string) => JSON.stringify(text);
-  if (asks !== undefined) return `${id} input_required ${briefAsks(asks, quoted)}`;
+  const asks = inputRequestsOf(message.result);
+  if (asks !== undefined) return `${id} input_required ${briefAsks(asks)}`;
   const said = dig(message.result, "content", "0", "text");
-  const result = elicitAnswer(message) ??
+  const result = elicitAnswer(message.result) ??
     (typeof said === "string" ? said : JSON.stringify(message.result));
   return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
 }
 
-/** What one message is, in a few words and a summary of what it carries. */
-function summary(message: Message, elapsed: string | undefined, text: string,
-  place: string | undefined): string {
-  if (message.kind === "other") return `not JSON-RPC: ${text}`;
-  if (message.kind === "request") return requestSummary(message, place);
+/** What one message is, in a few words and a summary of what it carries; a request's are its
+ * method and tool, id, a retry's round, and its arguments or message. */
+function summary({ message, request, place }: Followed, event: LogEvent): string {
+  if (message.kind === "other") return `not JSON-RPC: ${event.text}`;
   if (message.kind === "notification") return notificationSummary(message);
-  return responseSummary(message, elapsed);
+  if (message.kind === "response") return responseSummary(message, event.elapsed);
+  const args = dig(message.params, "arguments") ?? message.params;
+  // An elicitation is read for its message to the user (client/elicitation), not its schema.
+  const asked = elicitationMessage(message.method, message.params);
+  const carried = asked ?? (args === undefined ? undefined : JSON.stringify(args));
+  return words(request?.name ?? message.method, `#${JSON.stringify(message.id)}`, place, carried);
 }
 
 /** Whether the filters let a message through; a response goes as its request went. */
-function passes(shower: Shower, mark: "→" | "←", message: Message): boolean {
-  if (message.kind === "request") {
-    shower.asked.set(`${mark}${JSON.stringify(message.id)}`, methodOf(message));
-  }
-  if (shower.errorsOnly && !failed(message)) return false;
+function passes(shower: Shower, { message, request, failed }: Followed): boolean {
+  if (shower.errorsOnly && !failed) return false;
   if (shower.methods.length === 0) return true;
-  const id = "id" in message ? JSON.stringify(message.id) : "";
-  const asked = shower.asked.get(`${OPPOSITE[mark]}${id}`);
-  const method = message.kind === "response" ? asked : methodOf(message);
-  return shower.methods.some((wanted) => method === wanted || method?.startsWith(`${wanted} `));
+  const name = message.kind === "notification" ? message.method : request?.name;
+  return shower.methods.some((wanted) => name === wanted || name?.startsWith(`${wanted} `));
 }
 
 /** One printed line: cut to the width with "…", coloured on a terminal. */
@@ -1074,33 +1187,26 @@ function fitted(shower: Shower, time: string, mark: string, text: string, colour
 
 /** The lines show prints for one event: one per message that passes, or none. */
 function showEvent(shower: Shower, event: LogEvent): string[] {
-  const at = Date.parse(event.time);
-  const start = event.mark === "#" && event.text.startsWith("start ");
-  if (start) shower.sessionStart = at;
-  if (start) shower.rounds = newRounds();
-  if (start) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
-  const time = `+${((at - shower.sessionStart) / 1000).toFixed(3)}s`;
+  // Every event is followed, shown or not, so that pairs and rounds are counted right.
+  const followed = follow(shower.session, event);
+  const { start } = shower.session;
+  if (start === event) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  const since = Date.parse(event.time) - (start === undefined ? 0 : Date.parse(start.time));
+  const time = `+${(since / 1000).toFixed(3)}s`;
   const tags = event.tags.map((tag) => `[${tag}] `).join("");
   const filtering = shower.methods.length > 0 || shower.errorsOnly;
   if (event.mark === "!" || event.mark === "#") {
     const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
     return filtering ? [] : [line];
   }
-  const mark = event.mark;
-  return event.messages.flatMap((message) => {
-    // Every message is followed, shown or not, so that a retry's round is counted right.
-    const place = followRounds(shower.rounds, mark, message);
-    if (!passes(shower, mark, message)) return [];
-    const colour = failed(message) ? COLOURS.error : COLOURS[mark];
-    const said = summary(message, event.elapsed, event.text, place);
-    return [fitted(shower, time, mark, tags + said, colour)];
+  return followed.filter((each) => passes(shower, each)).map((each) => {
+    const colour = each.failed ? COLOURS.error : COLOURS[each.mark];
+    return fitted(shower, time, each.mark, tags + summary(each, event), colour);
   });
 }
 
-/** Prints the complete lines of some text, and returns what is left after the last "\n". */
-function showLines(shower: Shower, text: string): string {
-  const lines = text.split("\n");
-  const rest = lines.pop() ?? "";
+/** Prints what some lines of a log show. */
+function showLines(shower: Shower, lines: readonly string[]): void {
   const printed: string[] = [];
   for (const line of lines) {
     const event = parseEvent(shower.redact ? redactLog(line) : line);
@@ -1108,61 +1214,69 @@ function showLines(shower: Shower, text: string): string {
     if (event !== undefined) printed.push(...showEvent(shower, event));
   }
   if (printed.length > 0) process.stdout.write(`${printed.join("\n")}\n`);
-  return rest;
 }
 
-/** Reads what a log holds past `offset`, a MiB at a time, and shows its complete lines. */
-async function showFrom(shower: Shower, path: string, offset: number, rest: Buffer) {
-  const file = await open(path, "r");
-  const slice = Buffer.alloc(1_048_576);
-  let at = offset;
-  let held = rest;
-  for (;;) {
-    const { bytesRead } = await file.read(slice, 0, slice.length, at);
-    if (bytesRead === 0) break;
-    at += bytesRead;
-    const text = Buffer.concat([held, slice.subarray(0, bytesRead)]);
-    const end = text.lastIndexOf(0x0a) + 1;
-    showLines(shower, text.subarray(0, end).toString("utf8"));
-    held = Buffer.from(text.subarray(end));
+/**
+ * Shows what a followed log holds past `place`: all of it when the log is new, was cut, or
+ * was replaced by another file. A log that is not there is waited for, and said so once on
+ * stderr, as `tail -F` does.
+ */
+async function readOn(shower: Shower, path: string, place: Place): Promise<Place> {
+  const found = await stat(path).catch(() => undefined);
+  if (found === undefined) {
+    if (!place.absent) process.stderr.write(`wrap: no log at ${path} yet: waiting for it\n`);
+    return { ...place, absent: true };
   }
-  await file.close();
-  return { offset: at, rest: held };
+  // A log seen for the first time is another file too, read from its start.
+  const other = found.ino !== place.inode || found.size < place.offset || place.absent;
+  const said = "─── the log was cut or replaced: reading it from its start\n";
+  if (other && place.inode !== undefined) process.stdout.write(said);
+  const from = other ? LOG_START : place;
+  const read = await readLines(path, from, (lines) => showLines(shower, lines)).catch(() => from);
+  return { ...read, inode: found.ino, absent: false };
 }
 
-/** Follows a growing log until SIGINT: each change is read from where the last read ended. */
-async function follow(shower: Shower, path: string, start: { offset: number; rest: Buffer }) {
-  let read = start;
+/** Follows a log until SIGINT, from its start, each change read from where the last read ended. */
+async function followLog(shower: Shower, path: string): Promise<never> {
+  let place: Place = { ...LOG_START, inode: undefined, absent: false };
   let reading = Promise.resolve();
-  const catchUp = () => {
+  const readMore = () => {
     reading = reading.then(async () => {
-      const size = (await stat(path).catch(() => undefined))?.size ?? read.offset;
-      if (size < read.offset) {
-        process.stdout.write("─── the log was cut or replaced: reading it from its start\n");
-        read = { offset: 0, rest: Buffer.alloc(0) };
-      }
-      read = await showFrom(shower, path, read.offset, read.rest).catch(() => read);
+      place = await readOn(shower, path, place);
     });
   };
-  // inotify tells of a write at once; a one-second look also sees a log that was replaced.
-  watch(path, catchUp).on("error", () => {});
-  watchFile(path, { interval: 1_000 }, catchUp);
+  // inotify on the log's folder tells at once of a write, and of a log made or replaced; a
+  // look once a second also sees a log whose folder was not there yet.
+  const name = basename(path);
+  attempt(() => watch(dirname(path), (_, changed) => {
+    if (changed === name) readMore();
+  }).on("error", () => {}));
+  watchFile(path, { interval: 1_000 }, readMore);
+  readMore();
   process.on("SIGINT", () => process.exit(0));
-  await new Promise(() => {});
+  return new Promise(() => {});
 }
 
-/** wrap show: prints a log one line per message; with `follow`, goes on as it grows. */
-async function show(path: string,
-  options: Omit<Shower, "sessionStart" | "asked" | "rounds" | "skipped">,
-  following: boolean): Promise<void> {
-  const shower: Shower = {
-    ...options, sessionStart: 0, asked: new Map(), rounds: newRounds(), skipped: 0,
+/** How show prints here: the terminal's width and colours, and the command line's filters. */
+function showOptions({ values }: CommandLine): Omit<Shower, "session" | "skipped"> {
+  const terminal = process.stdout.isTTY === true;
+  const noColour = (process.env.NO_COLOR ?? "") !== "";
+  // A terminal that says nothing of its size, or something too narrow to use, gets 80.
+  const columns = terminal ? process.stdout.columns ?? 0 : 0;
+  return {
+    width: columns >= 20 ? columns : 80, colour: terminal && !noColour,
+    redact: values["no-redact"] !== true, methods: values.method ?? [],
+    errorsOnly: values.errors === true,
   };
-  const read = await showFrom(shower, path, 0, Buffer.alloc(0)).catch((error: unknown): never => {
-    return cannot(`read ${path}`, error);
-  });
-  if (following) await follow(shower, path, read);
-  showLines(shower, `${read.rest.toString("utf8")}\n`);
+}
+
+/** wrap show: prints a log one line per message; with --follow, goes on as it grows. */
+async function show(line: CommandLine): Promise<void> {
+  const shower: Shower = { ...showOptions(line), session: newSession(), skipped: 0 };
+  if (line.values.follow === true) await followLog(shower, line.logPath);
+  const read = await readLines(line.logPath, LOG_START, (lines) => showLines(shower, lines))
+    .catch((error: unknown) => cannot(`read ${line.logPath}`, error));
+  showLines(shower, [read.rest.toString("utf8")]);
   if (shower.skipped > 0) {
     process.stdout.write(`skipped ${shower.skipped} lines that are not wire.log events\n`);
   }
@@ -1183,8 +1297,8 @@ type RequestFigures = {
 type SessionFigures = {
   start: string; end: string; command: string;
   requests: Map<string, RequestFigures>;
-  /** Requests still waiting for their answer, by direction and id: the key of their figures. */
-  waiting: Map<string, string>;
+  /** The follower's requests in flight, which are left unanswered at the session's end. */
+  waiting: ReadonlyMap<string, Asked>;
   notifications: Map<string, number>;
   messages: { "→": { count: number; bytes: number }; "←": { count: number; bytes: number } };
   tags: Map<string, number>;
@@ -1192,61 +1306,53 @@ type SessionFigures = {
 };
 
 /** A new session's figures. */
-function newSession(start: string, command: string): SessionFigures {
+function newFigures(start: string, command: string, session: Session): SessionFigures {
   return {
-    start, end: start, command, requests: new Map(), waiting: new Map(),
+    start, end: start, command, requests: new Map(), waiting: session.waiting,
     notifications: new Map(), tags: new Map(), stderrLines: 0,
     messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } },
   };
 }
 
 /** Adds one to a count in a map. */
-function countIn(counts: Map<string, number>, key: string): void {
+function countIn<K>(counts: Map<K, number>, key: K): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
-/** Counts a request under its method (and tool), and keeps it waiting for its answer. */
-function countRequest(session: SessionFigures, mark: "→" | "←", message: Message): void {
-  if (message.kind !== "request") return;
-  const name = dig(message.params, "name");
-  const tool = message.method === "tools/call" && typeof name === "string" ? name : undefined;
-  const key = `${mark} ${message.method}${tool === undefined ? "" : ` ${tool}`}`;
+/** The figures of a request's kind: its direction, method and tool; made at its first count. */
+function figuresOf(session: SessionFigures, { mark, method, tool, name }: Asked): RequestFigures {
+  const key = `${mark} ${name}`;
   const figures = session.requests.get(key) ??
-    { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: new Map() };
-  figures.count += 1;
+    { direction: mark, method, tool, count: 0, errors: 0, roundTrips: new Map() };
   session.requests.set(key, figures);
-  session.waiting.set(`${mark}${JSON.stringify(message.id)}`, key);
+  return figures;
 }
 
-/** Settles the request a response answers: an error, a tool's isError, its round trip. */
-function countResponse(session: SessionFigures, mark: "→" | "←", message: Message,
-  elapsed: string | undefined): void {
+/** Counts a request under its kind, and its response's error and round trip there too. */
+function countMessage(session: SessionFigures, each: Followed, elapsed: string | undefined) {
+  const { message, request } = each;
+  if (request === undefined) return;
+  const figures = figuresOf(session, request);
+  if (message.kind === "request") figures.count += 1;
   if (message.kind !== "response") return;
-  const waitingKey = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
-  const figures = session.requests.get(session.waiting.get(waitingKey) ?? "");
-  if (figures === undefined) return;
-  session.waiting.delete(waitingKey);
-  const toolError = figures.tool !== undefined && dig(message.result, "isError") === true;
-  if (message.error !== undefined || toolError) figures.errors += 1;
+  if (each.failed) figures.errors += 1;
   if (elapsed === undefined) return;
-  const tenths = Math.round(Number(elapsed) * 10);
-  figures.roundTrips.set(tenths, (figures.roundTrips.get(tenths) ?? 0) + 1);
+  countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
 }
 
 /** Adds one event to the session it belongs to. */
-function countEvent(session: SessionFigures, event: LogEvent): void {
+function countEvent(session: SessionFigures, event: LogEvent, followed: readonly Followed[]) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
-  const mark = event.mark;
-  session.messages[mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const message of event.messages) {
+  session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
+  for (const each of followed) {
+    const { mark, message } = each;
     if (message.kind !== "other") session.messages[mark].count += 1;
-    const notified = message.kind === "notification" ? `${mark} ${message.method}` : undefined;
-    if (notified !== undefined) countIn(session.notifications, notified);
-    countRequest(session, mark, message);
-    countResponse(session, mark, message, event.elapsed);
+    const notified = message.kind === "notification" ? message.method : undefined;
+    if (notified !== undefined) countIn(session.notifications, `${mark} ${notified}`);
+    countMessage(session, each, event.elapsed);
   }
 }
 
@@ -1270,9 +1376,8 @@ function sessionJson(session: SessionFigures) {
     p50Ms: percentileOf(figures.roundTrips, 50), p95Ms: percentileOf(figures.roundTrips, 95),
     maxMs: percentileOf(figures.roundTrips, 100),
   }));
-  const notifications = [...session.notifications].map(([key, count]) => {
-    return { direction: key.slice(0, 1), method: key.slice(2), count };
-  });
+  const notifications = [...session.notifications]
+    .map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
   return {
     start: session.start, command: session.command,
     lengthMs: Date.parse(session.end) - Date.parse(session.start),
@@ -1303,9 +1408,7 @@ function sessionText(figures: ReturnType<typeof sessionJson>, index: number): st
     lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
   }
   const listed = (items: string[]) => (items.length === 0 ? "none" : items.join(" · "));
-  const notes = figures.notifications.map((each) => {
-    return `${each.direction} ${each.method} ${each.count}`;
-  });
+  const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
   lines.push(`  notifications: ${listed(notes)}`);
   const way = (mark: "→" | "←") => {
     const { count, bytes } = figures.messages[mark];
@@ -1318,39 +1421,37 @@ function sessionText(figures: ReturnType<typeof sessionJson>, index: number): st
   return lines;
 }
 
-/** Reads a log line by line, never whole, into its sessions' figures. */
-async function readStats(path: string): Promise<{ sessions: SessionFigures[]; skipped: number }> {
-  const sessions: SessionFigures[] = [];
-  let skipped = 0;
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const line of lines) {
-    const event = parseEvent(line);
-    if (event === undefined) {
-      if (line !== "") skipped += 1;
-      continue;
-    }
-    const start = event.mark === "#" && event.text.startsWith("start ");
-    if (start || sessions.length === 0) {
-      const command = start ? event.text.replace(/^start pid \d+: /, "") : "(no start line)";
-      sessions.push(newSession(event.time, command));
-    }
-    const session = sessions.at(-1);
-    if (session !== undefined) countEvent(session, event);
-  }
-  return { sessions, skipped };
-}
-
 /** wrap stats: prints a log's figures, as text or as JSON. */
-async function stats(path: string, json: boolean): Promise<void> {
-  const read = await readStats(path).catch((error: unknown) => cannot(`read ${path}`, error));
-  const sessions = read.sessions.map(sessionJson);
-  if (json) {
-    process.stdout.write(`${JSON.stringify({ sessions, skipped: read.skipped }, null, 2)}\n`);
+async function stats({ logPath, values }: CommandLine): Promise<void> {
+  const all: SessionFigures[] = [];
+  const session = newSession();
+  let figures: SessionFigures | undefined;
+  let skipped = 0;
+  const count = (lines: readonly string[]) => {
+    for (const line of lines) {
+      const event = parseEvent(line);
+      if (event === undefined && line !== "") skipped += 1;
+      if (event === undefined) continue;
+      const followed = follow(session, event);
+      // A session starts at its `# start` note; a log that starts mid-session, at its first event.
+      if (session.start === event || figures === undefined) {
+        figures = newFigures(event.time, startedCommand(event) ?? "(no start line)", session);
+        all.push(figures);
+      }
+      countEvent(figures, event, followed);
+    }
+  };
+  const { rest } = await readLines(logPath, LOG_START, count)
+    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  count([rest.toString("utf8")]);
+  const sessions = all.map(sessionJson);
+  if (values.json === true) {
+    process.stdout.write(`${JSON.stringify({ sessions, skipped }, null, 2)}\n`);
     return;
   }
-  const blocks = sessions.map((session, index) => sessionText(session, index).join("\n"));
+  const blocks = sessions.map((one, index) => sessionText(one, index).join("\n"));
   if (blocks.length === 0) blocks.push("no session: this file holds no wire.log event");
-  if (read.skipped > 0) blocks.push(`skipped ${read.skipped} lines that are not wire.log events`);
+  if (skipped > 0) blocks.push(`skipped ${skipped} lines that are not wire.log events`);
   process.stdout.write(`${blocks.join("\n\n")}\n`);
 }
 
@@ -1364,21 +1465,30 @@ const OPTIONS = {
   method: { type: "string", multiple: true },
 } as const;
 
-/** The options each command takes, by its first word; recording has no word. */
-const TAKES = new Map<string | undefined, readonly string[]>([[undefined, ["log"]],
-  ["diagram", ["out", "no-redact"]], ["replay", ["ignore", "timeout", "no-redact"]], ["redact", []],
-  ["stats", ["json"]], ["show", ["follow", "method", "errors", "no-redact"]]]);
+/** The recorder's words: it has no name, and runs the command after `--` if there is one. */
+const RECORDING = "[--log FILE] [-- COMMAND [ARGS...]]";
 
-/** What --help prints. */
-const USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
+/** How a reader's words end when it runs the command after `--`, as replay does. */
+const RUNS_COMMAND = "-- COMMAND [ARGS...]";
+
+/** The readers, one row each, by the word that names them: the command table. A reader's
+ * usage is the words after its name, which name the options it takes; its function is all it
+ * does. */
+const READERS = new Map<string, { usage: string; run: (line: CommandLine) => Promise<void> }>([
+  ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
+  ["replay", { usage: `[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG ${RUNS_COMMAND}`,
+    run: replay }],
+  ["redact", { usage: "WIRE_LOG", run: redact }],
+  ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
+  ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
+]);
+
+/** What --help prints: the recorder's words, then each reader's. */
+const USAGE = `Usage: wrap ${RECORDING}
 Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
 and records every line to FILE (default: wire.log beside wrap.mjs).
 Reading a log back (README, "Read a log back"):
-  wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-  wrap replay [--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]
-  wrap redact WIRE_LOG
-  wrap show [--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG
-  wrap stats [--json] WIRE_LOG\n`;
+${Array.from(READERS, ([name, { usage }]) => `  wrap ${name} ${usage}\n`).join("")}`;
 
 /** Exit code for a command line wrap cannot read, as shells use it. */
 const MISUSE = 2;
@@ -1398,19 +1508,6 @@ function cannot(what: string, error: unknown): never {
   process.exit(1);
 }
 
-/** How show prints here: the terminal's width and colours, and the command line's filters. */
-function showOptions() {
-  const terminal = process.stdout.isTTY === true;
-  const noColour = (process.env.NO_COLOR ?? "") !== "";
-  // A terminal that says nothing of its size, or something too narrow to use, gets 80.
-  const columns = terminal ? process.stdout.columns ?? 0 : 0;
-  return {
-    width: columns >= 20 ? columns : 80, colour: terminal && !noColour,
-    redact: values["no-redact"] !== true, methods: values.method ?? [],
-    errorsOnly: values.errors === true,
-  };
-}
-
 const argv = process.argv.slice(2);
 const here = dirname(fileURLToPath(import.meta.url));
 if (argv.length === 1 && argv[0] === "--help") {
@@ -1420,22 +1517,27 @@ if (argv.length === 1 && argv[0] === "--help") {
 // Before `--`, wrap's own words; after it, the command wrap runs, whose words are its own.
 const split = argv.indexOf("--");
 const ownWords = split === -1 ? argv : argv.slice(0, split);
-const defaultServer = [process.execPath, join(here, "server.mjs")];
-const [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
+const [command, ...args] = split === -1 ? [process.execPath, join(here, "server.mjs")] :
+  argv.slice(split + 1);
 // parseArgs throws on an unknown option, or an option without its value.
 const config = { args: ownWords, options: OPTIONS, allowPositionals: true } as const;
 const parsed = attempt(() => parseArgs(config));
 if (parsed === undefined) misuse();
-const { values, positionals: [reader, logPath, ...extra] } = parsed;
-const allowed = TAKES.get(reader) ?? [];
+const { values, positionals: [name, logPath, ...extra] } = parsed;
+const reader = READERS.get(name ?? "");
+// A command takes the options its words name: recording, --log alone.
+const usage = name === undefined ? RECORDING : reader?.usage ?? "";
+const takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
+// How long replay waits for each response.
 const timeoutMs = Number(values.timeout ?? 5_000);
-const unknownWord = !TAKES.has(reader) || extra.length > 0;
-const foreignOption = Object.keys(values).some((option) => !allowed.includes(option));
+const unknownWord = (name !== undefined && reader === undefined) || extra.length > 0;
+const foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-// replay runs the command named after `--`; the other readers run none.
-const commandMisplaced = reader === "replay" ? split === -1 : reader !== undefined && split !== -1;
+// A reader that runs a command (replay) needs it after `--`; the other readers run none.
+const runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
+const commandMisplaced = reader !== undefined && (runsCommand ? split === -1 : split !== -1);
 const wrong = unknownWord || foreignOption || emptyWord || badTimeout || commandMisplaced;
 // No command: `--` with nothing after it.
 if (wrong || command === undefined) misuse();
@@ -1446,22 +1548,5 @@ if (reader === undefined) {
 } else {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  if (reader === "stats") await stats(logPath, values.json === true);
-  if (reader === "show") await show(logPath, showOptions(), values.follow === true);
-  const streamed = reader === "stats" || reader === "show";
-  const log = streamed ? "" : await readFile(logPath, "utf8").catch((error: unknown) => {
-    cannot(`read ${logPath}`, error);
-  });
-  if (reader === "redact") process.stdout.write(redactLog(log));
-  if (reader === "diagram") {
-    const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
-    const out = values.out;
-    if (out === undefined) process.stdout.write(markdown);
-    else await writeFile(out, markdown).catch((error: unknown) => cannot(`write ${out}`, error));
-  }
-  if (reader === "replay") {
-    const ignore = (values.ignore ?? []).map((path) => path.split("."));
-    const redact = values["no-redact"] !== true;
-    process.exitCode = await replay(parseLog(log), command, args, { ignore, timeoutMs, redact });
-  }
+  await reader.run({ logPath, values, timeoutMs, command, args });
 }

@@ -13,6 +13,10 @@
  * - latency: after a warm-up, sequential tools/call round trips, p50 and p99;
  * - throughput: then many tools/call requests written at once, calls per second until
  *   the last answer arrives; the median of three such bursts.
+ * - burst CPU: a fresh process, `initialize`, then PIPELINED_CALLS tools/call add requests
+ *   written at once; the CPU its threads have used (user and system, start-up included, as in a
+ *   real run) once the last answer arrives, from /proc/PID/task/TID/schedstat. The article's
+ *   own server (tests/fixtures/article-server.mjs) runs beside ours as the peer to beat.
  * Then a burst of a slow async tool: SLOW_CALLS calls of a tool that awaits SLOW_MS, written
  * at once to a build of server.ts with that tool pasted in, until the last answer. The calls
  * overlap, so the burst takes far less than SLOW_CALLS × SLOW_MS.
@@ -32,7 +36,7 @@
  *   BENCH_BASELINE=DIR  measure DIR/server.mjs too, as "baseline server.mjs", in the same
  *                       rounds, with targets against it. dist/ is committed, so an earlier
  *                       commit's build is one command away:
- *                         mkdir -p /tmp/base && git show REV:dist/server.mjs > /tmp/base/server.mjs
+ *                         base=$(mktemp -d) && git show REV:dist/server.mjs > "$base/server.mjs"
  * Markdown goes to stdout and progress to stderr. The exit code is 1 only when a
  * contender fails to run; a missed target is a finding, not a failure.
  */
@@ -65,6 +69,8 @@ interface Figures {
   p50Us: number;
   p99Us: number;
   callsPerSecond: number;
+  /** Whole-process CPU of a fresh process over one burst of pipelined calls, in ms. */
+  burstCpuMs: number;
 }
 
 /** A ratio for a target: its value, and how it came about. */
@@ -87,6 +93,8 @@ interface Field {
   v2: Contender;
   bare: Contender;
   parse: Contender;
+  /** The article's server.mjs, which ours must not cost more CPU than on a burst. */
+  article: Contender;
   baseline: Contender | undefined;
   wrapped: Contender | undefined;
   piped: Contender | undefined;
@@ -149,7 +157,7 @@ const TOOLS_LIST = line({ jsonrpc: "2.0", id: 1, method: "tools/list" });
 
 /** The figures, in the order of the tables. */
 const FIGURES = [
-  "coldStartMs", "sessionMs", "peakMemoryBytes", "p50Us", "p99Us", "callsPerSecond",
+  "coldStartMs", "sessionMs", "peakMemoryBytes", "p50Us", "p99Us", "callsPerSecond", "burstCpuMs",
 ] as const satisfies readonly (keyof Figures)[];
 
 /** Marks of an error answer, counted in every chunk a contender writes. */
@@ -458,6 +466,30 @@ async function calls(contender: Contender, pipelined: string): Promise<Partial<F
   return { p50Us: percentile(roundTrips, 50), p99Us: percentile(roundTrips, 99), callsPerSecond };
 }
 
+/** The CPU a process's threads have used so far, in ms: each thread's time on a CPU, user and
+ * system alike, as the scheduler counts it in nanoseconds. */
+function cpuMs(pid: number): number {
+  const threads = readdirSync(`/proc/${pid}/task`);
+  const nanoseconds = threads.map((thread) => {
+    return Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+  });
+  return nanoseconds.reduce((sum, each) => sum + each, 0) / 1e6;
+}
+
+/** Burst CPU: a fresh process, initialize, PIPELINED_CALLS calls written at once; the CPU it has
+ * used, start-up included, when the last answer has come. */
+async function burstCpu(contender: Contender, pipelined: string): Promise<Partial<Figures>> {
+  const peer = new Peer(contender);
+  peer.send(INITIALIZE);
+  await peer.line(1);
+  peer.send(pipelined);
+  await peer.line(1 + PIPELINED_CALLS);
+  const burstCpuMs = cpuMs(peer.pid);
+  await peer.finish();
+  if (peer.errors() > 0) throw new Error(`${contender.name}: its burst was answered with errors`);
+  return { burstCpuMs };
+}
+
 /** The slow-tool burst: SLOW_CALLS calls written at once; ms until the last answer. */
 async function slowBurst(contender: Contender): Promise<number> {
   const peer = new Peer(contender);
@@ -629,6 +661,8 @@ function fieldOf(sdkV1: string, sdkV2: string, logs: string): Field {
     v2: contender("SDK v2 McpServer", sdkV2, "computed"),
     bare: contender("bare responder", join(root, "bench", "bare-responder.mjs"), "canned"),
     parse: contender("parse responder", join(root, "bench", "parse-responder.mjs"), "canned"),
+    article: contender("article's server", join(root, "tests", "fixtures", "article-server.mjs"),
+      "computed"),
     baseline: baseline === undefined ? undefined : contender("baseline", baseline, "computed"),
     wrapped: hasWrap ? wrapped : undefined,
     piped: hasWrap ? piped : undefined,
@@ -637,13 +671,16 @@ function fieldOf(sdkV1: string, sdkV2: string, logs: string): Field {
 
 /** The contenders that are there, in a fixed order that each round rotates. */
 function contendersOf(field: Field): Contender[] {
-  const { ours, v1, v2, bare, parse, baseline, wrapped, piped } = field;
-  const all = [ours, v1, v2, bare, parse, baseline, wrapped, piped];
+  const { ours, v1, v2, bare, parse, article, baseline, wrapped, piped } = field;
+  const all = [ours, v1, v2, bare, parse, article, baseline, wrapped, piped];
   return all.filter((each) => each !== undefined);
 }
 
-/** Runs every round: cold start, session, latency and throughput, for every contender. */
-async function runRounds(contenders: readonly Contender[]): Promise<void> {
+/** Runs every round: cold start, session, latency and throughput, for every contender; burst
+ * CPU for the servers that answer add themselves, and the parse responder as the floor. */
+async function runRounds(contenders: readonly Contender[], field: Field): Promise<void> {
+  const { ours, parse, article, baseline } = field;
+  const cpuRace = [ours, parse, article, baseline].filter((each) => each !== undefined);
   const first = 2 + WARM_UP_CALLS + LATENCY_CALLS;
   const requests = Array.from({ length: PIPELINED_CALLS }, (_, call) => callAdd(first + call));
   const pipelined = requests.join("");
@@ -651,11 +688,14 @@ async function runRounds(contenders: readonly Contender[]): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     const order = rotate(contenders, round);
     const elapsed = Math.round((Date.now() - began) / 1000);
-    progress(`round ${round + 1}/${ROUNDS}: cold start, session, calls (${elapsed} s so far)`);
+    const figures = "cold start, session, calls, burst CPU";
+    progress(`round ${round + 1}/${ROUNDS}: ${figures} (${elapsed} s so far)`);
     const timeStart = async (each: Contender) => ({ coldStartMs: await coldStart(each) });
     await measure(order, SPAWNS_PER_ROUND, timeStart);
     await measure(order, SPAWNS_PER_ROUND, session);
     await measure(order, 1, (each) => calls(each, pipelined));
+    const burst = (each: Contender) => burstCpu(each, pipelined);
+    await measure(rotate(cpuRace, round), BURSTS_PER_ROUND, burst);
   }
   progress(`done in ${Math.round((Date.now() - began) / 1000)} s`);
 }
@@ -677,6 +717,18 @@ async function slowBurstReport(): Promise<string> {
   return `Slow-tool burst: ${decimal(SLOW_CALLS, 0)} calls of a tool that awaits ${SLOW_MS} ms, ` +
     `written at once, answered in ${decimal(median(times), 0)} ms (median of ${ROUNDS}; ` +
     `one after another they would take ${serial} ms).`;
+}
+
+/** The burst CPU line of the report: each server's median. */
+function burstCpuLine(field: Field): string {
+  const { ours, parse, article, baseline } = field;
+  const measured = [ours, article, parse, baseline].filter((each) => each !== undefined);
+  const shown = measured.map((each) => {
+    return `${each.name} ${decimal(median(values(each, "burstCpuMs")), 0)} ms`;
+  });
+  return `Burst CPU: ${decimal(PIPELINED_CALLS, 0)} tools/call requests written at once to a ` +
+    "fresh process, its CPU (user and system, start-up included) until the last answer: " +
+    `${shown.join(", ")} (medians of ${BURSTS_PER_ROUND} a round).`;
 }
 
 /** The opening lines of the report: when, where, and what each figure is. */
@@ -711,6 +763,8 @@ function serverTable(field: Field): string {
     row(v2, `SDK v2 McpServer (${sdk("@modelcontextprotocol/server")})`, bundleSize(v2.file), []),
     row(bare, "bare node responder, no JSON (a floor)", bundleSize(bare.file), []),
     row(parse, "parse responder, JSON in and out (a floor)", bundleSize(parse.file), []),
+    row(field.article, "the article's server.mjs (its code as published)",
+      bundleSize(field.article.file), []),
   ];
   if (baseline !== undefined) {
     rows.push(row(baseline, `baseline: ${BASELINE}/server.mjs`, bundleSize(baseline.file), []));
@@ -756,6 +810,8 @@ function serverTargets(field: Field): string[][] {
       ratio(ours, v2, start), ratio(bare, v2, start)),
     target("Server peak memory / bare responder's", "at most", 1.1,
       ratio(ours, bare, memory), "itself"),
+    target("Server burst CPU / the article's server's", "at most", 1.0,
+      ratio(ours, field.article, "burstCpuMs"), ratio(parse, field.article, "burstCpuMs")),
   ];
 }
 
@@ -778,9 +834,13 @@ function proxyTargets(field: Field, wrapped: Contender, piped: Contender): strin
   // A ratio of medians: within one round the bare proxy's few added µs can come out near zero
   // or below, and a ratio to that means nothing.
   const detail = `+${decimal(byWrap, 0)} µs / +${decimal(byPipe, 0)} µs`;
+  // The client's wait for the last answer of a burst: the bare proxy's rate over wrap's.
+  const calls = decimal(PIPELINED_CALLS, 0);
+  const lastAnswer = `Wrap time to the last of ${calls} answers / bare pipe proxy's`;
   return [
     target("Wrap throughput / bare pipe proxy's", "at least", 0.8,
       ratio(wrapped, piped, "callsPerSecond"), "itself"),
+    target(lastAnswer, "at most", 1.05, ratio(piped, wrapped, "callsPerSecond"), "itself"),
     target("Wrap added p50 / bare pipe proxy's", "at most", 1.2,
       { value: byWrap / byPipe, detail }, "itself"),
   ];
@@ -799,9 +859,9 @@ async function main(): Promise<number> {
   const field = fieldOf(sdkV1, sdkV2, logs);
   const { wrapped, piped } = field;
   if (wrapped === undefined) progress(`${DIST_NAME}/wrap.mjs is missing: no proxy section`);
-  await runRounds(contendersOf(field));
+  await runRounds(contendersOf(field), field);
   // bench/readers.ts measures wrap's readers; `npm run bench` runs it after this.
-  const report = [...preamble(), "", serverTable(field), "", slowLine];
+  const report = [...preamble(), "", serverTable(field), "", burstCpuLine(field), "", slowLine];
   const targets = [...serverTargets(field), ...baselineTargets(field)];
   if (wrapped !== undefined && piped !== undefined) {
     report.push("", proxyTable(field, wrapped, piped));

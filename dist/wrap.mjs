@@ -3,14 +3,13 @@
 // wrap.ts
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
-import { createReadStream, createWriteStream, watch, watchFile } from "node:fs";
+import { openSync, watch, watchFile, writeSync } from "node:fs";
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import process from "node:process";
-import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 var PIPES_GRACE_MS = 2e3;
@@ -41,11 +40,44 @@ function messagesOf(text) {
   const value = attempt(() => JSON.parse(text));
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
-var LARGE_LINE = 1048576;
+function pairKey(mark, id) {
+  return `${mark} ${JSON.stringify(id)}`;
+}
 var OPPOSITE = { "→": "←", "←": "→" };
+var TAGS = ["bytes", "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"];
+function notesShown(elapsed, tags, bytes) {
+  const shown = TAGS.filter((tag) => tags.has(tag)).map((tag) => tag === "bytes" ? `[${bytes} bytes]` : `[${tag}]`);
+  return elapsed === void 0 ? shown : [`(${elapsed.toFixed(1)} ms)`, ...shown];
+}
+function startNote(pid, commandLine) {
+  return `start pid ${pid}: ${commandLine}`;
+}
+function exitNote(code, signal) {
+  return signal === null ? `exit code ${code}` : `exit signal ${signal}`;
+}
+var MARKS = ["→", "←", "!", "#"];
+var EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` + TAGS.map((tag) => String.raw`(?:\[${tag === "bytes" ? String.raw`\d+ bytes` : tag}\] )?`).join(""));
+function parseEvent(line) {
+  const head = EVENT_HEAD.exec(line);
+  const mark = MARKS.find((each) => each === head?.[1]);
+  if (head === null || mark === void 0) return void 0;
+  const text = line.slice(head[0].length);
+  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
+  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
+  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
+  const time = line.slice(0, line.indexOf(" "));
+  return { time, mark, elapsed: head[2], tags, text, messages };
+}
+function parseLog(log) {
+  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+}
+function startedCommand(event) {
+  const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
+  return start === null ? void 0 : event.text.slice(start[0].length);
+}
+var LARGE_LINE = 1048576;
 var CR = 13;
 var NEWLINE = Buffer.from("\n");
-var POLLUTION = "[not JSON-RPC]";
 function splitLines(pieces, chunk) {
   const lines = [];
   let start = 0;
@@ -62,25 +94,25 @@ function splitLines(pieces, chunk) {
 function annotate(pending, mark, line, now) {
   const tags = /* @__PURE__ */ new Set();
   let elapsed;
-  if (line.length > LARGE_LINE) tags.add(`[${line.length} bytes]`);
-  if (!isUtf8(line)) tags.add("[not UTF-8]");
-  if (line[line.length - 1] === CR) tags.add("[CRLF]");
+  if (line.length > LARGE_LINE) tags.add("bytes");
+  if (!isUtf8(line)) tags.add("not UTF-8");
+  if (line[line.length - 1] === CR) tags.add("CRLF");
   for (const message of messagesOf(line.toString())) {
     if (message.kind === "request") {
-      const key = `${mark} ${JSON.stringify(message.id)}`;
-      if (pending.has(key)) tags.add("[id in use]");
+      const key = pairKey(mark, message.id);
+      if (pending.has(key)) tags.add("id in use");
       else pending.set(key, { method: message.method, sentAt: now });
     }
     if (message.kind === "response" && message.id !== null) {
-      const key = `${OPPOSITE[mark]} ${JSON.stringify(message.id)}`;
+      const key = pairKey(OPPOSITE[mark], message.id);
       const request = pending.get(key);
-      if (request === void 0) tags.add("[no request]");
-      else elapsed ??= `(${(now - request.sentAt).toFixed(1)} ms)`;
+      if (request === void 0) tags.add("no request");
+      else elapsed ??= now - request.sentAt;
       pending.delete(key);
     }
-    if (message.kind === "other" && mark === "←") tags.add(POLLUTION);
+    if (message.kind === "other" && mark === "←") tags.add("not JSON-RPC");
   }
-  return elapsed === void 0 ? [...tags] : [elapsed, ...tags];
+  return notesShown(elapsed, tags, line.length);
 }
 function pollutionWarning(line) {
   const text = line.toString();
@@ -95,7 +127,7 @@ function newTap() {
 }
 function lineEvent(tap, mark, line, time, now) {
   const notes = mark === "!" ? [] : annotate(tap.pending, mark, line, now);
-  if (!tap.polluted && notes.includes(POLLUTION)) {
+  if (!tap.polluted && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
     tap.warnings.push(pollutionWarning(line));
   }
@@ -117,38 +149,24 @@ function unansweredNotes(tap, now) {
     return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
   });
 }
-var QUIET_MS = 25;
+var AT_ONCE_MAX = 16384;
+var QUIET_MS = 5;
 var MAX_BEHIND = 16 * 1048576;
 var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
 function openLog(logPath2) {
-  const log = createWriteStream(logPath2, { flags: "a", mode: 384 });
-  log.on("error", (error) => {
-    const what = `wrap: cannot write log ${logPath2}: ${error.message}`;
-    process.stderr.write(`${what}; traffic still flows
-`);
-  });
-  return { log, tap: newTap(), unread: [], behind: 0 };
-}
-function logLater(writer, crossing) {
-  if (writer.unread.length === 0) setTimeout(whenQuiet, QUIET_MS, writer);
-  writer.unread.push(crossing);
-  if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
-}
-function note(writer, text) {
-  logLater(writer, { kind: "note", text, now: performance.now() });
-}
-function whenQuiet(writer) {
-  const { unread } = writer;
-  const now = performance.now();
-  const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
-  const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
-  const due = quiet || late || writer.behind > MAX_BEHIND;
-  if (due) catchUp(writer, SLICE);
-  if (unread.length > 0) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+  return {
+    path: logPath2,
+    fd: void 0,
+    closed: false,
+    tap: newTap(),
+    unread: [],
+    behind: 0,
+    waiting: false
+  };
 }
 function catchUp(writer, bytes) {
-  const { log, tap, unread } = writer;
+  const { tap, unread } = writer;
   let count = 0;
   let read = 0;
   while (count < unread.length && read < bytes) {
@@ -159,34 +177,74 @@ function catchUp(writer, bytes) {
   writer.behind -= read;
   const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
   for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
-  if (log.writable && events.length > 0) log.write(Buffer.concat(events));
+  if (writer.closed || events.length === 0) return;
+  const written = Buffer.concat(events);
+  try {
+    writer.fd ??= openSync(writer.path, "a", 384);
+    for (let at = 0; at < written.length; ) at += writeSync(writer.fd, written, at);
+  } catch (error) {
+    writer.closed = true;
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`wrap: cannot write log ${writer.path}: ${why}; traffic still flows
+`);
+  }
+}
+function logLater(writer, crossed) {
+  writer.unread.push({ ...crossed, now: performance.now() });
+  if (crossed.kind === "chunk") writer.behind += crossed.chunk.length;
+  if (writer.unread.length === 1 && writer.behind < AT_ONCE_MAX) return catchUp(writer, Infinity);
+  if (writer.waiting) return;
+  writer.waiting = true;
+  setTimeout(whenQuiet, QUIET_MS, writer);
+}
+function note(writer, text) {
+  writer.unread.push({ kind: "note", text, now: performance.now() });
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
+}
+function whenQuiet(writer) {
+  const { unread } = writer;
+  const now = performance.now();
+  const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
+  const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
+  const due = quiet || late || writer.behind > MAX_BEHIND;
+  if (due) catchUp(writer, SLICE);
+  writer.waiting = unread.length > 0;
+  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
 }
 function closeLog(writer, last) {
-  catchUp(writer, Infinity);
+  while (writer.unread.length > 0) catchUp(writer, SLICE);
   for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
   note(writer, last);
-  catchUp(writer, Infinity);
-  return finished(writer.log.end());
+  writer.closed = true;
 }
 var KILL_AFTER_MS = 1e3;
 var PARENT_CHECK_MS = 500;
-function spawned(command2, start) {
-  try {
-    return start();
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`wrap: cannot start ${command2}: ${why}
+function spawned(command2, start, noted = () => {
+}) {
+  const failed = (error) => {
+    const why = `cannot start ${command2}: ${error instanceof Error ? error.message : error}`;
+    process.stderr.write(`wrap: ${why}
 `);
-    process.exit(CANNOT_START);
+    noted(why);
+    return process.exit(CANNOT_START);
+  };
+  try {
+    const child = start();
+    child.on("error", (error) => {
+      if (child.pid === void 0) failed(error);
+    });
+    return child;
+  } catch (error) {
+    return failed(error);
   }
 }
 function relay(plumbing, from, to, mark, end) {
   const { writer } = plumbing;
   from.pipe(to, { end });
-  from.on("data", (chunk) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-  });
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  const log = (chunk) => logLater(writer, { kind: "chunk", mark, chunk });
+  if (mark === "←") from.prependListener("data", log);
+  else from.on("data", log);
+  from.on("end", () => logLater(writer, { kind: "end", mark }));
   to.on("error", (error) => {
     note(writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
@@ -203,29 +261,19 @@ function stop(plumbing, signal, why) {
   setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 async function finish(plumbing, code, last) {
-  const written = closeLog(plumbing.writer, last);
-  const flushed = new Promise((resolve) => process.stdout.write("", () => resolve()));
-  await Promise.allSettled([written, flushed]);
+  closeLog(plumbing.writer, last);
+  await new Promise((resolve) => process.stdout.write("", () => resolve()));
   process.exit(code);
 }
 function watchServer(plumbing) {
-  const { command: command2, child } = plumbing;
-  child.on("error", (error) => {
-    if (child.pid !== void 0) return;
-    process.stderr.write(`wrap: cannot start ${command2}: ${error.message}
-`);
-    void finish(plumbing, CANNOT_START, `cannot start ${command2}: ${error.message}`);
-  });
-  child.on("exit", () => {
-    setTimeout(() => {
-      child.stdout.push(null);
-      child.stderr.push(null);
-    }, PIPES_GRACE_MS);
-  });
+  const { child } = plumbing;
+  child.on("exit", () => setTimeout(() => {
+    child.stdout.push(null);
+    child.stderr.push(null);
+  }, PIPES_GRACE_MS));
   child.on("close", (code, signal) => {
-    if (child.pid === void 0) return;
-    if (signal === null) void finish(plumbing, code ?? 0, `exit code ${code}`);
-    else void finish(plumbing, 128 + constants.signals[signal], `exit signal ${signal}`);
+    const exitCode = signal === null ? code ?? 0 : 128 + constants.signals[signal];
+    void finish(plumbing, exitCode, exitNote(code, signal));
   });
 }
 function watchClient(plumbing) {
@@ -243,31 +291,18 @@ function watchClient(plumbing) {
 }
 function proxy(command2, args2, logPath2) {
   const writer = openLog(logPath2);
-  const child = spawned(command2, () => spawn(command2, args2, { stdio: "pipe" }));
-  const plumbing = { command: command2, child, writer };
-  const commandLine = [command2, ...args2].join(" ");
-  if (child.pid !== void 0) note(writer, `start pid ${child.pid}: ${commandLine}`);
+  const child = spawned(
+    command2,
+    () => spawn(command2, args2, { stdio: "pipe" }),
+    (why) => closeLog(writer, why)
+  );
+  const plumbing = { child, writer };
+  if (child.pid !== void 0) note(writer, startNote(child.pid, [command2, ...args2].join(" ")));
   watchServer(plumbing);
   relay(plumbing, process.stdin, child.stdin, "→", true);
   relay(plumbing, child.stdout, process.stdout, "←", true);
   relay(plumbing, child.stderr, process.stderr, "!", false);
   watchClient(plumbing);
-}
-var MARKS = ["→", "←", "!", "#"];
-var EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` + [String.raw`\d+ bytes`, "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"].map((tag) => String.raw`(?:\[${tag}\] )?`).join(""));
-function parseEvent(line) {
-  const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((each) => each === head?.[1]);
-  if (head === null || mark === void 0) return void 0;
-  const text = line.slice(head[0].length);
-  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
-  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
-  const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed: head[2], tags, text, messages };
-}
-function parseLog(log) {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
 }
 function dig(value, ...keys) {
   const [key, ...rest] = keys;
@@ -277,59 +312,88 @@ function dig(value, ...keys) {
 function words(...parts) {
   return parts.filter((part) => part !== void 0).join(" ");
 }
-function newRounds() {
-  return { next: /* @__PURE__ */ new Map(), waiting: /* @__PURE__ */ new Map() };
+function readLog(path) {
+  return readFile(path, "utf8").catch((error) => cannot(`read ${path}`, error));
+}
+var LOG_START = { offset: 0, rest: Buffer.alloc(0) };
+async function readLines(path, from, read) {
+  const file = await open(path, "r");
+  let { offset } = from;
+  const held = [from.rest];
+  for (; ; ) {
+    const slice = Buffer.allocUnsafe(65536);
+    const { bytesRead } = await file.read(slice, 0, slice.length, offset);
+    if (bytesRead === 0) break;
+    offset += bytesRead;
+    const end = slice.subarray(0, bytesRead).lastIndexOf(10) + 1;
+    const ended = end === 0 ? [] : [...held.splice(0), slice.subarray(0, end)];
+    read(Buffer.concat(ended).toString().split("\n"));
+    held.push(slice.subarray(end, bytesRead));
+  }
+  await file.close();
+  return { offset, rest: Buffer.concat(held) };
+}
+function newSession() {
+  return { start: void 0, waiting: /* @__PURE__ */ new Map(), next: /* @__PURE__ */ new Map() };
 }
 function elicitationMessage(method, params) {
   const message = dig(params, "message");
   return method === "elicitation/create" && typeof message === "string" ? message : void 0;
 }
-function inputRequestsOf(message) {
-  if (message.kind !== "response") return void 0;
-  if (dig(message.result, "resultType") !== "input_required") return void 0;
-  const requests = dig(message.result, "inputRequests");
+function inputRequestsOf(result) {
+  if (dig(result, "resultType") !== "input_required") return void 0;
+  const requests = dig(result, "inputRequests");
   return (isRecord(requests) ? Object.values(requests) : []).map((request) => {
     const method = dig(request, "method");
     const named = typeof method === "string" ? method : "(no method)";
     return { method: named, message: elicitationMessage(method, dig(request, "params")) };
   });
 }
-function briefAsks(requests, quote) {
+function briefAsks(requests) {
   const methods = new Set(requests.map((request) => request.method));
   return Array.from(methods, (method) => {
-    const shown = requests.filter((request) => request.method === method).flatMap((request) => request.message === void 0 ? [] : [quote(request.message)]);
+    const shown = requests.filter((request) => request.method === method).flatMap((request) => request.message === void 0 ? [] : [JSON.stringify(request.message)]);
     return shown.length === 0 ? method : `${method} ${shown.join(", ")}`;
   }).join(", ");
 }
-function elicitAnswer(message) {
-  if (message.kind !== "response") return void 0;
-  const action = dig(message.result, "action");
+function elicitAnswer(result) {
+  const action = dig(result, "action");
   if (typeof action !== "string") return void 0;
-  const content = dig(message.result, "content");
+  const content = dig(result, "content");
   return content === void 0 ? action : `${action} ${JSON.stringify(content)}`;
 }
-function roundOfRequest(rounds, mark, message) {
-  if (message.kind !== "request") return void 0;
+function followRequest(session, mark, message) {
+  const name2 = dig(message.params, "name");
+  const tool = message.method === "tools/call" && typeof name2 === "string" ? name2 : void 0;
   const state = dig(message.params, "requestState");
   const retry = state !== void 0 || dig(message.params, "inputResponses") !== void 0;
-  const known = typeof state === "string" ? rounds.next.get(state) : void 0;
-  const round = retry ? known : 1;
-  if (round !== void 0) rounds.waiting.set(`${mark}${JSON.stringify(message.id)}`, round);
-  if (round === void 0) return "retry";
-  return round > 1 ? `round ${round}` : void 0;
+  const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
+  const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
+  const key = pairKey(mark, message.id);
+  if (!session.waiting.has(key)) session.waiting.set(key, request);
+  const place = round === void 0 ? "retry" : round > 1 ? `round ${round}` : void 0;
+  return { mark, message, request, place, failed: false };
 }
-function settleRound(rounds, mark, message) {
-  if (message.kind !== "response") return;
-  const key = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
-  const round = rounds.waiting.get(key);
-  rounds.waiting.delete(key);
+function followResponse(session, mark, message) {
+  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id);
+  const request = session.waiting.get(key);
+  session.waiting.delete(key);
   const state = dig(message.result, "requestState");
-  const asks = inputRequestsOf(message) !== void 0;
-  if (round !== void 0 && asks && typeof state === "string") rounds.next.set(state, round + 1);
+  const round = request?.round;
+  const asks = inputRequestsOf(message.result) !== void 0 && typeof state === "string";
+  if (asks && round !== void 0) session.next.set(state, round + 1);
+  const failed = message.error !== void 0 || dig(message.result, "isError") === true;
+  return { mark, message, request, place: void 0, failed };
 }
-function followRounds(rounds, mark, message) {
-  settleRound(rounds, mark, message);
-  return roundOfRequest(rounds, mark, message);
+function follow(session, event) {
+  if (startedCommand(event) !== void 0) Object.assign(session, newSession(), { start: event });
+  const { mark } = event;
+  if (mark !== "→" && mark !== "←") return [];
+  return event.messages.map((message) => {
+    if (message.kind === "request") return followRequest(session, mark, message);
+    if (message.kind === "response") return followResponse(session, mark, message);
+    return { mark, message, request: void 0, place: void 0, failed: false };
+  });
 }
 var REDACTED = "[redacted]";
 var SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(?:token|key)$/i;
@@ -352,6 +416,9 @@ function redactLog(log) {
     const head = EVENT_HEAD.exec(line)?.[0];
     return head === void 0 ? redactText(line) : head + redactText(line.slice(head.length));
   }).join("\n");
+}
+async function redact({ logPath: logPath2 }) {
+  process.stdout.write(redactLog(await readLog(logPath2)));
 }
 var BLOCK_LIMIT = 2e3;
 var LOOKALIKES = /* @__PURE__ */ new Map([
@@ -377,51 +444,38 @@ function sideName(messages, field, info) {
     dig(message, field, info, "name"),
     dig(message, field, "_meta", `io.modelcontextprotocol/${info}`, "name")
   ]);
-  return names.find((name) => typeof name === "string");
+  return names.find((name2) => typeof name2 === "string");
 }
-function describeRequest(method, params, place) {
-  const tool = method === "tools/call" ? dig(params, "name") : void 0;
-  const asked = elicitationMessage(method, params);
-  const named = typeof tool === "string" ? tool : void 0;
-  return words(method, named, asked, place === void 0 ? void 0 : `(${place})`);
-}
-function describe(message, text, place) {
+function describe({ message, request, place }, text) {
   if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
-  if (message.kind !== "response") return describeRequest(message.method, message.params, place);
+  if (message.kind !== "response") {
+    const asked = elicitationMessage(message.method, message.params);
+    return words(request?.name ?? message.method, asked, place && `(${place})`);
+  }
   const content = dig(message.result, "content", "0", "text");
   if (message.error !== void 0) return `error ${String(dig(message.error, "code"))}`;
   if (dig(message.result, "isError") === true) return `isError ${String(content)}`;
-  const asks = inputRequestsOf(message);
-  const questions = asks?.map((request) => request.message ?? request.method).join(", ");
+  const asks = inputRequestsOf(message.result);
+  const questions = asks?.map((asked) => asked.message ?? asked.method).join(", ");
   if (questions !== void 0) return `input required: ${questions}`;
-  return elicitAnswer(message) ?? (typeof content === "string" ? content : "result");
+  return elicitAnswer(message.result) ?? (typeof content === "string" ? content : "result");
 }
-function statements(event, rounds) {
+function statements(event, followed) {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const mark = event.mark;
-  const [from, to] = mark === "→" ? ["C", "S"] : ["S", "C"];
-  const arrows = event.messages.map((message) => {
-    const said = describe(message, event.text, followRounds(rounds, mark, message));
-    const timed = message.kind === "response" && event.elapsed !== void 0;
+  const arrows = followed.map((each) => {
+    const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
+    const said = describe(each, event.text);
+    const timed = each.message.kind === "response" && event.elapsed !== void 0;
     const text = timed ? `${event.elapsed} ms ${said}` : said;
-    return `${from}${ARROWS[message.kind]}${to}: ${label(text, 50)}`;
+    return `${from}${ARROWS[each.message.kind]}${to}: ${label(text, 50)}`;
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
-function sessionStatements(events) {
-  let rounds = newRounds();
-  const drawn = [];
-  for (const event of events) {
-    if (event.mark === "#" && event.text.startsWith("start ")) rounds = newRounds();
-    drawn.push(...statements(event, rounds));
-  }
-  return drawn;
-}
 function diagram(events) {
   const messages = events.flatMap((event) => event.messages);
-  const start = events.find((event) => event.mark === "#" && event.text.startsWith("start pid "));
-  const words2 = start?.text.replace(/^start pid \d+: /, "").split(" ").slice(0, 2) ?? ["server"];
+  const started = events.flatMap((event) => startedCommand(event) ?? [])[0];
+  const words2 = started?.split(" ").slice(0, 2) ?? ["server"];
   const command2 = words2.map((word) => word.split("/").at(-1)).join(" ");
   const head = [
     "sequenceDiagram",
@@ -430,7 +484,9 @@ function diagram(events) {
   ];
   let part = [];
   const parts = [part];
-  for (const statement of sessionStatements(events)) {
+  const session = newSession();
+  const drawn = events.flatMap((event) => statements(event, follow(session, event)));
+  for (const statement of drawn) {
     if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
       part = [];
       parts.push(part);
@@ -443,6 +499,13 @@ function diagram(events) {
     const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
     return [...title, "```mermaid", ...head, ...joint, ...lines, "```", ""].join("\n");
   }).join("\n");
+}
+async function writeDiagram({ logPath: logPath2, values: values2 }) {
+  const log = await readLog(logPath2);
+  const markdown = diagram(parseLog(values2["no-redact"] === true ? log : redactLog(log)));
+  const { out } = values2;
+  if (out === void 0) process.stdout.write(markdown);
+  else await writeFile(out, markdown).catch((error) => cannot(`write ${out}`, error));
 }
 var AROUND = 40;
 var REPORT_LINES = 6;
@@ -459,9 +522,9 @@ function differences(expected, actual, path, ignore) {
   if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
   return [{ path, expected, actual }];
 }
-function brief(value, redact) {
+function brief(value, redact2) {
   if (value === void 0) return "nothing";
-  const text = JSON.stringify(value, redact ? hideSecret : void 0);
+  const text = JSON.stringify(value, redact2 ? hideSecret : void 0);
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 function around(text, at) {
@@ -471,71 +534,66 @@ function around(text, at) {
   const after = to < text.length ? "…" : "";
   return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
 }
-function describeDifference({ path, expected, actual }, redact) {
+function describeDifference({ path, expected, actual }, redact2) {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact && path.some((key) => SECRET_KEY.test(key));
+  const secret = redact2 && path.some((key) => SECRET_KEY.test(key));
   if (secret) return `${where}: differs, in a redacted value`;
   if (typeof expected !== "string" || typeof actual !== "string") {
-    return `${where}: expected ${brief(expected, redact)}, got ${brief(actual, redact)}`;
+    return `${where}: expected ${brief(expected, redact2)}, got ${brief(actual, redact2)}`;
   }
-  const shownExpected = redact ? expected.replace(SECRET_TEXT, REDACTED) : expected;
-  const shownActual = redact ? actual.replace(SECRET_TEXT, REDACTED) : actual;
+  const shownExpected = redact2 ? expected.replace(SECRET_TEXT, REDACTED) : expected;
+  const shownActual = redact2 ? actual.replace(SECRET_TEXT, REDACTED) : actual;
   if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, got ${around(shownActual, at)}`;
 }
-function report(name, found, redact) {
-  const shown = found.slice(0, REPORT_LINES - 2).map((each) => {
-    return `  ${describeDifference(each, redact)}`;
-  });
+function report(name2, found, redact2) {
+  const line = (one) => `  ${describeDifference(one, redact2)}`;
+  const shown = found.slice(0, REPORT_LINES - 2).map(line);
   const more = found.length - shown.length;
   if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name}`, ...shown].join("\n");
+  const text = [`✗ ${name2}`, ...shown].join("\n");
   const short = text.length > REPORT_CHARACTERS;
   return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
-function startReplayed(command2, args2) {
+var REQUEST_STATE_PATH = ["result", "requestState"];
+function startReplay(line) {
+  const { command: command2, args: args2, values: values2 } = line;
   const server = spawned(command2, () => {
     return spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] });
-  });
-  server.on("error", (error) => {
-    if (server.pid !== void 0) return;
-    process.stderr.write(`wrap: cannot start ${command2}: ${error.message}
-`);
-    process.exit(CANNOT_START);
   });
   server.stdin.on("error", () => {
   });
   const exited = new AbortController();
   server.on("close", () => exited.abort());
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const replayed = {
+  const ignore = (values2.ignore ?? []).map((path) => path.split("."));
+  const replay2 = {
     server,
     lines: createInterface({ input: server.stdout }),
     responses: [],
     requested: /* @__PURE__ */ new Set(),
-    exited: exited.signal
+    exited: exited.signal,
+    states: /* @__PURE__ */ new Map(),
+    ignored: [...ignore, REQUEST_STATE_PATH],
+    timeoutMs: line.timeoutMs,
+    redact: values2["no-redact"] !== true,
+    tally: { match: 0, differ: 0, missing: 0 }
   };
-  replayed.lines.on("line", (line) => {
-    for (const message of messagesOf(line)) {
-      if (message.kind === "response") replayed.responses.push(message);
-      if (message.kind === "request") replayed.requested.add(JSON.stringify(message.id));
+  replay2.lines.on("line", (text) => {
+    for (const message of messagesOf(text)) {
+      if (message.kind === "response") replay2.responses.push(message);
+      if (message.kind === "request") replay2.requested.add(JSON.stringify(message.id));
     }
   });
-  return replayed;
+  return replay2;
 }
-async function waitFor(replayed, check, timeoutMs2) {
-  const signal = AbortSignal.any([replayed.exited, AbortSignal.timeout(timeoutMs2)]);
+async function waitFor(replay2, check) {
+  const signal = AbortSignal.any([replay2.exited, AbortSignal.timeout(replay2.timeoutMs)]);
   while (!check() && !signal.aborted) {
-    await once(replayed.lines, "line", { signal }).catch(() => void 0);
+    await once(replay2.lines, "line", { signal }).catch(() => void 0);
   }
-}
-var REQUEST_STATE_PATH = ["result", "requestState"];
-function rememberState(states, recorded, actual) {
-  const before = dig(recorded.result, "requestState");
-  const now = dig(actual.result, "requestState");
-  if (typeof before === "string" && typeof now === "string") states.set(before, now);
 }
 function withStates(text, states) {
   return text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
@@ -543,70 +601,51 @@ function withStates(text, states) {
     return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
   });
 }
-async function replay(events, command2, args2, options) {
-  const { ignore, timeoutMs: timeoutMs2, redact } = options;
-  const replayed = startReplayed(command2, args2);
-  const { server, responses } = replayed;
-  const methods = /* @__PURE__ */ new Map();
-  const tally = { match: 0, differ: 0, missing: 0 };
-  const states = /* @__PURE__ */ new Map();
-  const ignored = [...ignore, REQUEST_STATE_PATH];
-  for (const event of events) {
-    for (const message of event.messages) {
-      const id = JSON.stringify("id" in message ? message.id : null);
-      if (message.kind === "request" && event.mark === "→") methods.set(id, message.method);
-      const answersServer = message.kind === "response" && event.mark === "→";
-      if (answersServer) await waitFor(replayed, () => replayed.requested.has(id), timeoutMs2);
-      if (message.kind !== "response" || event.mark !== "←") continue;
-      const answers = (each) => JSON.stringify(each.id) === id;
-      await waitFor(replayed, () => responses.some(answers), timeoutMs2);
-      const index = responses.findIndex(answers);
-      const actual = index === -1 ? void 0 : responses.splice(index, 1)[0];
-      if (actual !== void 0) rememberState(states, message, actual);
-      const found = actual === void 0 ? [] : differences(message, actual, [], ignored);
-      const outcome = actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match";
-      tally[outcome] += 1;
-      const name = methods.has(id) ? `${id} ${JSON.stringify(methods.get(id))}` : id;
-      if (actual === void 0) process.stdout.write(`✗ ${name}: missing
+async function replayResponse(replay2, recorded, request) {
+  const id = JSON.stringify(recorded.id);
+  const answers = (each) => JSON.stringify(each.id) === id;
+  await waitFor(replay2, () => replay2.responses.some(answers));
+  const index = replay2.responses.findIndex(answers);
+  const actual = index === -1 ? void 0 : replay2.responses.splice(index, 1)[0];
+  const [before, now] = [recorded, actual].map((each) => dig(each?.result, "requestState"));
+  if (typeof before === "string" && typeof now === "string") replay2.states.set(before, now);
+  const found = actual === void 0 ? [] : differences(recorded, actual, [], replay2.ignored);
+  replay2.tally[actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match"] += 1;
+  const name2 = request === void 0 ? id : `${id} ${JSON.stringify(request.method)}`;
+  if (actual === void 0) process.stdout.write(`✗ ${name2}: missing
 `);
-      if (found.length > 0) process.stdout.write(`${report(name, found, redact)}
+  if (found.length > 0) process.stdout.write(`${report(name2, found, replay2.redact)}
 `);
-    }
-    if (event.mark === "→") server.stdin.write(`${withStates(event.text, states)}
-`);
-  }
-  return finishReplay(replayed, tally, timeoutMs2);
 }
-async function finishReplay(replayed, tally, timeoutMs2) {
-  const { server, responses, exited } = replayed;
+async function finishReplay(replay2) {
+  const { server, responses, exited } = replay2;
   server.stdin.end();
-  setTimeout(() => server.kill("SIGKILL"), timeoutMs2).unref();
+  setTimeout(() => server.kill("SIGKILL"), replay2.timeoutMs).unref();
   if (!exited.aborted) await once(exited, "abort");
-  for (const left of responses) {
-    process.stdout.write(`✗ ${JSON.stringify(left.id)}: unexpected
+  for (const { id } of responses) process.stdout.write(`✗ ${JSON.stringify(id)}: unexpected
 `);
-  }
-  const { match, differ, missing } = tally;
+  const { match, differ, missing } = replay2.tally;
   process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
 `);
   return differ + missing + responses.length === 0 ? 0 : 1;
 }
+async function replay(line) {
+  const events = parseLog(await readLog(line.logPath));
+  const run = startReplay(line);
+  const session = newSession();
+  for (const event of events) {
+    for (const { mark, message, request } of follow(session, event)) {
+      if (message.kind !== "response") continue;
+      const id = JSON.stringify(message.id);
+      if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
+      if (mark === "←") await replayResponse(run, message, request);
+    }
+    if (event.mark === "→") run.server.stdin.write(`${withStates(event.text, run.states)}
+`);
+  }
+  process.exitCode = await finishReplay(run);
+}
 var COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
-function methodOf(message) {
-  if (message.kind !== "request" && message.kind !== "notification") return "";
-  const tool = message.method === "tools/call" ? dig(message.params, "name") : void 0;
-  return typeof tool === "string" ? `${message.method} ${tool}` : message.method;
-}
-function failed(message) {
-  if (message.kind !== "response") return false;
-  return message.error !== void 0 || dig(message.result, "isError") === true;
-}
-function requestSummary(message, place) {
-  const args2 = dig(message.params, "arguments") ?? message.params;
-  const asked = elicitationMessage(message.method, message.params);
-  const carried = asked ?? (args2 === void 0 ? void 0 : JSON.stringify(args2));
-  return words(methodOf(message), `#${JSON.stringify(message.id)}`, place, carried);
-}
 function notificationSummary(message) {
   if (message.method === "notifications/cancelled") {
     const requestId = JSON.stringify(dig(message.params, "requestId"));
@@ -616,7 +655,7 @@ function notificationSummary(message) {
   const total = dig(message.params, "total");
   const of = total === void 0 ? "" : `/${String(total)}`;
   const step = `${String(progress)}${of}`;
-  return progress === void 0 ? methodOf(message) : `${methodOf(message)} ${step}`;
+  return progress === void 0 ? message.method : `${message.method} ${step}`;
 }
 function responseSummary(message, elapsed) {
   const time = elapsed === void 0 ? void 0 : `${elapsed} ms`;
@@ -625,29 +664,26 @@ function responseSummary(message, elapsed) {
     const code = dig(message.error, "code");
     return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
   }
-  const asks = inputRequestsOf(message);
-  const quoted = (text) => JSON.stringify(text);
-  if (asks !== void 0) return `${id} input_required ${briefAsks(asks, quoted)}`;
+  const asks = inputRequestsOf(message.result);
+  if (asks !== void 0) return `${id} input_required ${briefAsks(asks)}`;
   const said = dig(message.result, "content", "0", "text");
-  const result = elicitAnswer(message) ?? (typeof said === "string" ? said : JSON.stringify(message.result));
+  const result = elicitAnswer(message.result) ?? (typeof said === "string" ? said : JSON.stringify(message.result));
   return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
 }
-function summary(message, elapsed, text, place) {
-  if (message.kind === "other") return `not JSON-RPC: ${text}`;
-  if (message.kind === "request") return requestSummary(message, place);
+function summary({ message, request, place }, event) {
+  if (message.kind === "other") return `not JSON-RPC: ${event.text}`;
   if (message.kind === "notification") return notificationSummary(message);
-  return responseSummary(message, elapsed);
+  if (message.kind === "response") return responseSummary(message, event.elapsed);
+  const args2 = dig(message.params, "arguments") ?? message.params;
+  const asked = elicitationMessage(message.method, message.params);
+  const carried = asked ?? (args2 === void 0 ? void 0 : JSON.stringify(args2));
+  return words(request?.name ?? message.method, `#${JSON.stringify(message.id)}`, place, carried);
 }
-function passes(shower, mark, message) {
-  if (message.kind === "request") {
-    shower.asked.set(`${mark}${JSON.stringify(message.id)}`, methodOf(message));
-  }
-  if (shower.errorsOnly && !failed(message)) return false;
+function passes(shower, { message, request, failed }) {
+  if (shower.errorsOnly && !failed) return false;
   if (shower.methods.length === 0) return true;
-  const id = "id" in message ? JSON.stringify(message.id) : "";
-  const asked = shower.asked.get(`${OPPOSITE[mark]}${id}`);
-  const method = message.kind === "response" ? asked : methodOf(message);
-  return shower.methods.some((wanted) => method === wanted || method?.startsWith(`${wanted} `));
+  const name2 = message.kind === "notification" ? message.method : request?.name;
+  return shower.methods.some((wanted) => name2 === wanted || name2?.startsWith(`${wanted} `));
 }
 function fitted(shower, time, mark, text, colour) {
   const characters = Array.from(`${time} ${mark} ${text.replace(/[\u0000-\u001f\u007f]/g, " ")}`);
@@ -657,30 +693,23 @@ function fitted(shower, time, mark, text, colour) {
   return shower.colour ? `\x1B[${colour}m${line}\x1B[0m` : line;
 }
 function showEvent(shower, event) {
-  const at = Date.parse(event.time);
-  const start = event.mark === "#" && event.text.startsWith("start ");
-  if (start) shower.sessionStart = at;
-  if (start) shower.rounds = newRounds();
-  if (start) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
-  const time = `+${((at - shower.sessionStart) / 1e3).toFixed(3)}s`;
+  const followed = follow(shower.session, event);
+  const { start } = shower.session;
+  if (start === event) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  const since = Date.parse(event.time) - (start === void 0 ? 0 : Date.parse(start.time));
+  const time = `+${(since / 1e3).toFixed(3)}s`;
   const tags = event.tags.map((tag) => `[${tag}] `).join("");
   const filtering = shower.methods.length > 0 || shower.errorsOnly;
   if (event.mark === "!" || event.mark === "#") {
     const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
     return filtering ? [] : [line];
   }
-  const mark = event.mark;
-  return event.messages.flatMap((message) => {
-    const place = followRounds(shower.rounds, mark, message);
-    if (!passes(shower, mark, message)) return [];
-    const colour = failed(message) ? COLOURS.error : COLOURS[mark];
-    const said = summary(message, event.elapsed, event.text, place);
-    return [fitted(shower, time, mark, tags + said, colour)];
+  return followed.filter((each) => passes(shower, each)).map((each) => {
+    const colour = each.failed ? COLOURS.error : COLOURS[each.mark];
+    return fitted(shower, time, each.mark, tags + summary(each, event), colour);
   });
 }
-function showLines(shower, text) {
-  const lines = text.split("\n");
-  const rest = lines.pop() ?? "";
+function showLines(shower, lines) {
   const printed = [];
   for (const line of lines) {
     const event = parseEvent(shower.redact ? redactLog(line) : line);
@@ -689,71 +718,69 @@ function showLines(shower, text) {
   }
   if (printed.length > 0) process.stdout.write(`${printed.join("\n")}
 `);
-  return rest;
 }
-async function showFrom(shower, path, offset, rest) {
-  const file = await open(path, "r");
-  const slice = Buffer.alloc(1048576);
-  let at = offset;
-  let held = rest;
-  for (; ; ) {
-    const { bytesRead } = await file.read(slice, 0, slice.length, at);
-    if (bytesRead === 0) break;
-    at += bytesRead;
-    const text = Buffer.concat([held, slice.subarray(0, bytesRead)]);
-    const end = text.lastIndexOf(10) + 1;
-    showLines(shower, text.subarray(0, end).toString("utf8"));
-    held = Buffer.from(text.subarray(end));
+async function readOn(shower, path, place) {
+  const found = await stat(path).catch(() => void 0);
+  if (found === void 0) {
+    if (!place.absent) process.stderr.write(`wrap: no log at ${path} yet: waiting for it
+`);
+    return { ...place, absent: true };
   }
-  await file.close();
-  return { offset: at, rest: held };
+  const other = found.ino !== place.inode || found.size < place.offset || place.absent;
+  const said = "─── the log was cut or replaced: reading it from its start\n";
+  if (other && place.inode !== void 0) process.stdout.write(said);
+  const from = other ? LOG_START : place;
+  const read = await readLines(path, from, (lines) => showLines(shower, lines)).catch(() => from);
+  return { ...read, inode: found.ino, absent: false };
 }
-async function follow(shower, path, start) {
-  let read = start;
+async function followLog(shower, path) {
+  let place = { ...LOG_START, inode: void 0, absent: false };
   let reading = Promise.resolve();
-  const catchUp2 = () => {
+  const readMore = () => {
     reading = reading.then(async () => {
-      const size = (await stat(path).catch(() => void 0))?.size ?? read.offset;
-      if (size < read.offset) {
-        process.stdout.write("─── the log was cut or replaced: reading it from its start\n");
-        read = { offset: 0, rest: Buffer.alloc(0) };
-      }
-      read = await showFrom(shower, path, read.offset, read.rest).catch(() => read);
+      place = await readOn(shower, path, place);
     });
   };
-  watch(path, catchUp2).on("error", () => {
-  });
-  watchFile(path, { interval: 1e3 }, catchUp2);
+  const name2 = basename(path);
+  attempt(() => watch(dirname(path), (_, changed) => {
+    if (changed === name2) readMore();
+  }).on("error", () => {
+  }));
+  watchFile(path, { interval: 1e3 }, readMore);
+  readMore();
   process.on("SIGINT", () => process.exit(0));
-  await new Promise(() => {
+  return new Promise(() => {
   });
 }
-async function show(path, options, following) {
-  const shower = {
-    ...options,
-    sessionStart: 0,
-    asked: /* @__PURE__ */ new Map(),
-    rounds: newRounds(),
-    skipped: 0
+function showOptions({ values: values2 }) {
+  const terminal = process.stdout.isTTY === true;
+  const noColour = (process.env.NO_COLOR ?? "") !== "";
+  const columns = terminal ? process.stdout.columns ?? 0 : 0;
+  return {
+    width: columns >= 20 ? columns : 80,
+    colour: terminal && !noColour,
+    redact: values2["no-redact"] !== true,
+    methods: values2.method ?? [],
+    errorsOnly: values2.errors === true
   };
-  const read = await showFrom(shower, path, 0, Buffer.alloc(0)).catch((error) => {
-    return cannot(`read ${path}`, error);
-  });
-  if (following) await follow(shower, path, read);
-  showLines(shower, `${read.rest.toString("utf8")}
-`);
+}
+async function show(line) {
+  const shower = { ...showOptions(line), session: newSession(), skipped: 0 };
+  if (line.values.follow === true) await followLog(shower, line.logPath);
+  const read = await readLines(line.logPath, LOG_START, (lines) => showLines(shower, lines)).catch((error) => cannot(`read ${line.logPath}`, error));
+  showLines(shower, [read.rest.toString("utf8")]);
   if (shower.skipped > 0) {
     process.stdout.write(`skipped ${shower.skipped} lines that are not wire.log events
 `);
   }
 }
-function newSession(start, command2) {
+function newFigures(start, command2, session) {
   return {
     start,
     end: start,
     command: command2,
     requests: /* @__PURE__ */ new Map(),
-    waiting: /* @__PURE__ */ new Map(),
+    waiting: session.waiting,
     notifications: /* @__PURE__ */ new Map(),
     tags: /* @__PURE__ */ new Map(),
     stderrLines: 0,
@@ -763,41 +790,34 @@ function newSession(start, command2) {
 function countIn(counts, key) {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-function countRequest(session, mark, message) {
-  if (message.kind !== "request") return;
-  const name = dig(message.params, "name");
-  const tool = message.method === "tools/call" && typeof name === "string" ? name : void 0;
-  const key = `${mark} ${message.method}${tool === void 0 ? "" : ` ${tool}`}`;
-  const figures = session.requests.get(key) ?? { direction: mark, method: message.method, tool, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
-  figures.count += 1;
+function figuresOf(session, { mark, method, tool, name: name2 }) {
+  const key = `${mark} ${name2}`;
+  const figures = session.requests.get(key) ?? { direction: mark, method, tool, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
   session.requests.set(key, figures);
-  session.waiting.set(`${mark}${JSON.stringify(message.id)}`, key);
+  return figures;
 }
-function countResponse(session, mark, message, elapsed) {
+function countMessage(session, each, elapsed) {
+  const { message, request } = each;
+  if (request === void 0) return;
+  const figures = figuresOf(session, request);
+  if (message.kind === "request") figures.count += 1;
   if (message.kind !== "response") return;
-  const waitingKey = `${OPPOSITE[mark]}${JSON.stringify(message.id)}`;
-  const figures = session.requests.get(session.waiting.get(waitingKey) ?? "");
-  if (figures === void 0) return;
-  session.waiting.delete(waitingKey);
-  const toolError = figures.tool !== void 0 && dig(message.result, "isError") === true;
-  if (message.error !== void 0 || toolError) figures.errors += 1;
+  if (each.failed) figures.errors += 1;
   if (elapsed === void 0) return;
-  const tenths = Math.round(Number(elapsed) * 10);
-  figures.roundTrips.set(tenths, (figures.roundTrips.get(tenths) ?? 0) + 1);
+  countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
 }
-function countEvent(session, event) {
+function countEvent(session, event, followed) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
-  const mark = event.mark;
-  session.messages[mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const message of event.messages) {
+  session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
+  for (const each of followed) {
+    const { mark, message } = each;
     if (message.kind !== "other") session.messages[mark].count += 1;
-    const notified = message.kind === "notification" ? `${mark} ${message.method}` : void 0;
-    if (notified !== void 0) countIn(session.notifications, notified);
-    countRequest(session, mark, message);
-    countResponse(session, mark, message, event.elapsed);
+    const notified = message.kind === "notification" ? message.method : void 0;
+    if (notified !== void 0) countIn(session.notifications, `${mark} ${notified}`);
+    countMessage(session, each, event.elapsed);
   }
 }
 function percentileOf(roundTrips, percent) {
@@ -821,9 +841,7 @@ function sessionJson(session) {
     p95Ms: percentileOf(figures.roundTrips, 95),
     maxMs: percentileOf(figures.roundTrips, 100)
   }));
-  const notifications = [...session.notifications].map(([key, count]) => {
-    return { direction: key.slice(0, 1), method: key.slice(2), count };
-  });
+  const notifications = [...session.notifications].map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
   return {
     start: session.start,
     command: session.command,
@@ -848,14 +866,12 @@ function sessionText(figures, index) {
   };
   lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
   for (const each of figures.requests) {
-    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+    const name2 = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
     const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
-    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
+    lines.push(cells([label(name2, 36), String(each.count), String(each.errors), ...times]));
   }
   const listed = (items) => items.length === 0 ? "none" : items.join(" · ");
-  const notes = figures.notifications.map((each) => {
-    return `${each.direction} ${each.method} ${each.count}`;
-  });
+  const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
   lines.push(`  notifications: ${listed(notes)}`);
   const way = (mark) => {
     const { count, bytes } = figures.messages[mark];
@@ -866,37 +882,35 @@ function sessionText(figures, index) {
   lines.push(`  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`);
   return lines;
 }
-async function readStats(path) {
-  const sessions = [];
+async function stats({ logPath: logPath2, values: values2 }) {
+  const all = [];
+  const session = newSession();
+  let figures;
   let skipped = 0;
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const line of lines) {
-    const event = parseEvent(line);
-    if (event === void 0) {
-      if (line !== "") skipped += 1;
-      continue;
+  const count = (lines) => {
+    for (const line of lines) {
+      const event = parseEvent(line);
+      if (event === void 0 && line !== "") skipped += 1;
+      if (event === void 0) continue;
+      const followed = follow(session, event);
+      if (session.start === event || figures === void 0) {
+        figures = newFigures(event.time, startedCommand(event) ?? "(no start line)", session);
+        all.push(figures);
+      }
+      countEvent(figures, event, followed);
     }
-    const start = event.mark === "#" && event.text.startsWith("start ");
-    if (start || sessions.length === 0) {
-      const command2 = start ? event.text.replace(/^start pid \d+: /, "") : "(no start line)";
-      sessions.push(newSession(event.time, command2));
-    }
-    const session = sessions.at(-1);
-    if (session !== void 0) countEvent(session, event);
-  }
-  return { sessions, skipped };
-}
-async function stats(path, json) {
-  const read = await readStats(path).catch((error) => cannot(`read ${path}`, error));
-  const sessions = read.sessions.map(sessionJson);
-  if (json) {
-    process.stdout.write(`${JSON.stringify({ sessions, skipped: read.skipped }, null, 2)}
+  };
+  const { rest } = await readLines(logPath2, LOG_START, count).catch((error) => cannot(`read ${logPath2}`, error));
+  count([rest.toString("utf8")]);
+  const sessions = all.map(sessionJson);
+  if (values2.json === true) {
+    process.stdout.write(`${JSON.stringify({ sessions, skipped }, null, 2)}
 `);
     return;
   }
-  const blocks = sessions.map((session, index) => sessionText(session, index).join("\n"));
+  const blocks = sessions.map((one, index) => sessionText(one, index).join("\n"));
   if (blocks.length === 0) blocks.push("no session: this file holds no wire.log event");
-  if (read.skipped > 0) blocks.push(`skipped ${read.skipped} lines that are not wire.log events`);
+  if (skipped > 0) blocks.push(`skipped ${skipped} lines that are not wire.log events`);
   process.stdout.write(`${blocks.join("\n\n")}
 `);
 }
@@ -911,24 +925,24 @@ var OPTIONS = {
   errors: { type: "boolean" },
   method: { type: "string", multiple: true }
 };
-var TAKES = /* @__PURE__ */ new Map([
-  [void 0, ["log"]],
-  ["diagram", ["out", "no-redact"]],
-  ["replay", ["ignore", "timeout", "no-redact"]],
-  ["redact", []],
-  ["stats", ["json"]],
-  ["show", ["follow", "method", "errors", "no-redact"]]
+var RECORDING = "[--log FILE] [-- COMMAND [ARGS...]]";
+var RUNS_COMMAND = "-- COMMAND [ARGS...]";
+var READERS = /* @__PURE__ */ new Map([
+  ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
+  ["replay", {
+    usage: `[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG ${RUNS_COMMAND}`,
+    run: replay
+  }],
+  ["redact", { usage: "WIRE_LOG", run: redact }],
+  ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
+  ["stats", { usage: "[--json] WIRE_LOG", run: stats }]
 ]);
-var USAGE = `Usage: wrap [--log FILE] [-- COMMAND [ARGS...]]
+var USAGE = `Usage: wrap ${RECORDING}
 Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
 and records every line to FILE (default: wire.log beside wrap.mjs).
 Reading a log back (README, "Read a log back"):
-  wrap diagram [--out FILE] [--no-redact] WIRE_LOG
-  wrap replay [--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]
-  wrap redact WIRE_LOG
-  wrap show [--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG
-  wrap stats [--json] WIRE_LOG
-`;
+${Array.from(READERS, ([name2, { usage: usage2 }]) => `  wrap ${name2} ${usage2}
+`).join("")}`;
 var MISUSE = 2;
 var LONGEST_TIMEOUT_MS = 2147483647;
 function misuse() {
@@ -940,18 +954,6 @@ function cannot(what, error) {
 `);
   process.exit(1);
 }
-function showOptions() {
-  const terminal = process.stdout.isTTY === true;
-  const noColour = (process.env.NO_COLOR ?? "") !== "";
-  const columns = terminal ? process.stdout.columns ?? 0 : 0;
-  return {
-    width: columns >= 20 ? columns : 80,
-    colour: terminal && !noColour,
-    redact: values["no-redact"] !== true,
-    methods: values.method ?? [],
-    errorsOnly: values.errors === true
-  };
-}
 var argv = process.argv.slice(2);
 var here = dirname(fileURLToPath(import.meta.url));
 if (argv.length === 1 && argv[0] === "--help") {
@@ -960,19 +962,21 @@ if (argv.length === 1 && argv[0] === "--help") {
 }
 var split = argv.indexOf("--");
 var ownWords = split === -1 ? argv : argv.slice(0, split);
-var defaultServer = [process.execPath, join(here, "server.mjs")];
-var [command, ...args] = split === -1 ? defaultServer : argv.slice(split + 1);
+var [command, ...args] = split === -1 ? [process.execPath, join(here, "server.mjs")] : argv.slice(split + 1);
 var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) misuse();
-var { values, positionals: [reader, logPath, ...extra] } = parsed;
-var allowed = TAKES.get(reader) ?? [];
+var { values, positionals: [name, logPath, ...extra] } = parsed;
+var reader = READERS.get(name ?? "");
+var usage = name === void 0 ? RECORDING : reader?.usage ?? "";
+var takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
 var timeoutMs = Number(values.timeout ?? 5e3);
-var unknownWord = !TAKES.has(reader) || extra.length > 0;
-var foreignOption = Object.keys(values).some((option) => !allowed.includes(option));
+var unknownWord = name !== void 0 && reader === void 0 || extra.length > 0;
+var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-var commandMisplaced = reader === "replay" ? split === -1 : reader !== void 0 && split !== -1;
+var runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
+var commandMisplaced = reader !== void 0 && (runsCommand ? split === -1 : split !== -1);
 var wrong = unknownWord || foreignOption || emptyWord || badTimeout || commandMisplaced;
 if (wrong || command === void 0) misuse();
 if (reader === void 0) {
@@ -981,22 +985,5 @@ if (reader === void 0) {
   misuse();
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  if (reader === "stats") await stats(logPath, values.json === true);
-  if (reader === "show") await show(logPath, showOptions(), values.follow === true);
-  const streamed = reader === "stats" || reader === "show";
-  const log = streamed ? "" : await readFile(logPath, "utf8").catch((error) => {
-    cannot(`read ${logPath}`, error);
-  });
-  if (reader === "redact") process.stdout.write(redactLog(log));
-  if (reader === "diagram") {
-    const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
-    const out = values.out;
-    if (out === void 0) process.stdout.write(markdown);
-    else await writeFile(out, markdown).catch((error) => cannot(`write ${out}`, error));
-  }
-  if (reader === "replay") {
-    const ignore = (values.ignore ?? []).map((path) => path.split("."));
-    const redact = values["no-redact"] !== true;
-    process.exitCode = await replay(parseLog(log), command, args, { ignore, timeoutMs, redact });
-  }
+  await reader.run({ logPath, values, timeoutMs, command, args });
 }

@@ -1,97 +1,87 @@
 /**
- * README's "Add your own tool", run as a test: the section's entries are pasted into a copy of
- * server.ts after add's entry, and its imports beside the file's own, as the section says; the
- * copy is type-checked and built the project's way, and each of the section's transcripts is
- * replayed against it a line at a time, as a person would type it: a line is sent once every
- * answer the transcript shows before it has come. Both READMEs must show the same entries and
- * the same transcripts.
+ * README's "Make your own server", then docs/tools.md, walked as a newcomer walks them, in a copy
+ * of the clone: README's `cp server.ts my-server.ts`; its entry pasted into TOOLS after add's;
+ * its `node build.mjs my-server.ts`; its transcript typed to `node my-server.mjs` a line at a
+ * time, each line once every answer the transcript shows before it has come. Then the mistake
+ * README shows, a handler that returns a string, which must stop the build with the message
+ * README prints. Then the chapter's imports and entries pasted in as it says, built again, and
+ * each of its transcripts typed. Last, README's undo, `rm my-server.ts my-server.mjs`, must
+ * leave the copy as it was, and git must ignore what the path makes. Both languages must show
+ * the same entries and commands.
  */
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bundle } from "../build.mjs";
-import { lines, root, run, start, waitUntil, withEntries } from "./helpers.ts";
+import { block, documentText, fences } from "./documents.ts";
+import { cloneCopy, filesUnder, lines, root, run, start, waitUntil, withEntries } from "./helpers.ts";
 
-/** The READMEs, and the heading of the section in each. */
-const SECTIONS = { "README.md": "## Add your own tool", "README.ja.md": "## 自分のツールを足す" };
+/** The README's section, and the chapter, whose steps this walks. */
+const SECTION = "## Make your own server";
+const CHAPTER = "docs/tools.md";
 
-/** The info strings of the section's entries, in the order they are pasted. */
-const ENTRIES = ["ts", "ts count_lines", "ts wait", "ts deploy"];
+/** The info strings of the chapter's entries, in the order it pastes them. */
+const ENTRIES = ["ts count_lines", "ts wait", "ts deploy"];
 
 /** The tools the copy lists once every entry is in. */
 const TOOL_NAMES = ["add", "repeat", "count_lines", "wait", "deploy"];
 
-/** The info strings of the section's transcripts. */
+/** The info strings of the chapter's transcripts. */
 const TRANSCRIPTS = [
-  "jsonl after-adding-repeat",
   "jsonl after-adding-count_lines",
   "jsonl after-adding-wait",
   "jsonl after-adding-deploy",
   "jsonl after-adding-deploy-2026",
 ];
 
-/** A requestState as README shows it: it is signed with a key made for each run, so it differs
- * on every run. A line that carries it is sent with the one the server last wrote, and the
- * server's lines are compared with it shortened so. */
+/** The files a reader's steps make, which git must ignore. */
+const MADE_BY_READERS = [
+  "my-server.ts", "my-server.mjs", "dist/wire.log", "session.log", "polluted.log", "stuck.log",
+  "other.log", "tests/last-run.log",
+];
+
+/** A requestState as the documents show it: it is signed with a key made for each run, so it
+ * differs on every run. A line that carries it is sent with the one the server last wrote, and
+ * the server's lines are compared with it shortened so. */
 const STATE = /"requestState":"[^"]*"/g;
 const SHOWN_STATE = '"requestState":"…"';
 
 /** How long one transcript may take: the wait tool's takes two seconds. */
 const REPLAY = { timeout: 30_000 };
 
-/** The section of a README: from its heading to the next. */
-function section(file: string, heading: string): string {
-  const text = readFileSync(join(root, file), "utf8");
-  const start = text.indexOf(`\n${heading}\n`);
-  assert.notEqual(start, -1, `${file} has no "${heading}" section`);
-  const end = text.indexOf("\n## ", start + heading.length + 2);
+/** The README's section on making a server: from its heading to the next. */
+function section(): string {
+  const text = documentText("README.md");
+  const start = text.indexOf(`\n${SECTION}\n`);
+  assert.notEqual(start, -1, `README.md has no "${SECTION}" section`);
+  const end = text.indexOf("\n## ", start + SECTION.length + 2);
   return text.slice(start, end === -1 ? undefined : end);
 }
 
-/** The body of the first fenced block with this info string in a text. */
-function block(text: string, info: string): string {
-  const found = new RegExp("\\n```" + info + "\\n([\\s\\S]*?)\\n```\\n").exec(text);
-  assert.ok(found?.[1], `no \`\`\`${info} block`);
-  return found[1];
+/** The blocks of the section, by info string, in order. */
+function sectionBlocks(info: string): string[][] {
+  return fences(section()).filter((fence) => fence.info === info).map((fence) => fence.body);
 }
 
-/** A transcript's lines without its comments. */
-function transcript(text: string, info: string): string[] {
-  return lines(block(text, info)).filter((line) => !line.startsWith("#"));
+/** A transcript's lines without its notes. */
+function transcript(body: string): string[] {
+  return lines(body).filter((line) => !line.startsWith("#"));
 }
 
-const english = section("README.md", SECTIONS["README.md"]);
-const folder = mkdtempSync(join(tmpdir(), "add-a-tool-"));
-let built = "";
+/** Runs one of the section's shell lines in the copy, as a reader would; fails when it fails. */
+function shell(copy: string, command: string): { stdout: string; stderr: string } {
+  const ran = spawnSync("sh", ["-c", command], { cwd: copy, encoding: "utf8" });
+  assert.equal(ran.status, 0, `${command} failed:\n${ran.stdout}${ran.stderr}`);
+  return { stdout: ran.stdout, stderr: ran.stderr };
+}
 
-before(async () => {
-  const source = join(folder, "server.ts");
-  const entries = ENTRIES.map((info) => block(english, info));
-  const original = readFileSync(join(root, "server.ts"), "utf8");
-  writeFileSync(source, withEntries(original, entries, block(english, "ts imports")));
-  // Type-checked with the project's own settings: the entries must fit the Tool type as it stands.
-  const settings = { extends: join(root, "tsconfig.json"), include: ["server.ts"] };
-  writeFileSync(join(folder, "tsconfig.json"), JSON.stringify(settings));
-  writeFileSync(join(folder, "package.json"), '{"type":"module"}');
-  symlinkSync(join(root, "node_modules"), join(folder, "node_modules"));
-  const tsc = join(root, "node_modules", ".bin", "tsc");
-  const checked = spawnSync(tsc, ["-p", folder], { encoding: "utf8" });
-  assert.equal(checked.status, 0, `the pasted entries do not type-check:\n${checked.stdout}`);
-  built = join(folder, "server.mjs");
-  assert.deepEqual(await bundle(source, built), []);
-});
-
-after(() => rmSync(folder, { recursive: true, force: true }));
-
-/** Replays a transcript a line at a time and resolves with everything the server wrote. */
-async function replay(lines: readonly string[]): Promise<{ code: number | null; stdout: string }> {
-  // The server runs in the clone's folder, where count_lines finds LICENSE.
-  const server = start(process.execPath, [built], { cwd: root });
+/** Types a transcript to the built copy a line at a time and resolves with everything it wrote. */
+async function typed(copy: string, sent: readonly string[]): Promise<{ code: number | null; stdout: string }> {
+  // The server runs in the copy's folder, where count_lines finds LICENSE.
+  const server = start(process.execPath, [join(copy, "my-server.mjs")], { cwd: copy });
   let expected = 0;
-  for (const line of lines) {
+  for (const line of sent) {
     if (line.startsWith("← ")) {
       expected += 1;
       continue;
@@ -106,28 +96,81 @@ async function replay(lines: readonly string[]): Promise<{ code: number | null; 
   return { code, stdout };
 }
 
-test("both READMEs show the same entries, imports and transcripts", () => {
-  const japanese = section("README.ja.md", SECTIONS["README.ja.md"]);
-  for (const info of [...ENTRIES, "ts imports"]) assert.equal(block(japanese, info), block(english, info));
-  for (const info of TRANSCRIPTS) {
-    const sent = (text: string) => transcript(text, info).filter((line) => !line.startsWith("← "));
-    assert.deepEqual(sent(japanese), sent(english));
-  }
+/** Checks that typing a transcript to the built copy gives the lines it shows. */
+async function checkTranscript(copy: string, body: string): Promise<void> {
+  const sent = transcript(body);
+  const expected = sent.filter((line) => line.startsWith("← ")).map((line) => line.slice(2));
+  assert.ok(sent.length >= 4);
+  const { code, stdout } = await typed(copy, sent);
+  assert.deepEqual(lines(stdout.replace(STATE, SHOWN_STATE)), expected);
+  assert.equal(code, 0);
+}
+
+let copy = "";
+let initialFiles: string[] = [];
+
+before(() => {
+  copy = cloneCopy();
+  initialFiles = filesUnder(copy);
 });
 
-test("the pasted entries type-check, and tools/list shows add and every new tool", async () => {
-  const { stdout } = await run(process.execPath, [built], '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
+test("README's copy command, entry and build give a my-server.mjs that answers its transcript", REPLAY, async () => {
+  const [copyCommand = "", buildCommand = ""] = sectionBlocks("sh").map((body) => body.join("\n"));
+  assert.equal(copyCommand, "cp server.ts my-server.ts");
+  assert.equal(buildCommand, "node build.mjs my-server.ts");
+  shell(copy, copyCommand);
+  const entry = sectionBlocks("ts")[0]?.join("\n") ?? "";
+  const source = join(copy, "my-server.ts");
+  writeFileSync(source, withEntries(readFileSync(source, "utf8"), [entry], ""));
+  shell(copy, buildCommand);
+  await checkTranscript(copy, sectionBlocks("jsonl after-adding-repeat")[0]?.join("\n") ?? "");
+});
+
+test("a handler that returns a string stops the build, with the message README shows", () => {
+  const console = sectionBlocks("console").find((body) => body[0] === "$ node build.mjs my-server.ts");
+  assert.ok(console !== undefined, "README shows no failed build");
+  const source = join(copy, "my-server.ts");
+  const good = readFileSync(source, "utf8");
+  // README: change repeat's handler to `handler: () => "oops",`.
+  const handler = /( {4}handler: \(\{ text, times \}\) => \{\n[\s\S]*?\n {4}\},\n)/.exec(good)?.[1];
+  assert.ok(handler !== undefined, "my-server.ts has no repeat handler");
+  writeFileSync(source, good.replace(handler, '    handler: () => "oops",\n'));
+  const built = spawnSync(process.execPath, ["build.mjs", "my-server.ts"], { cwd: copy, encoding: "utf8" });
+  writeFileSync(source, good);
+  assert.equal(built.status, 1);
+  assert.deepEqual(lines(built.stdout + built.stderr), console.slice(1));
+});
+
+test("the chapter's imports and entries, pasted into the copy, type-check and are listed", async () => {
+  const source = join(copy, "my-server.ts");
+  const entries = ENTRIES.map((info) => block(CHAPTER, info));
+  writeFileSync(source, withEntries(readFileSync(source, "utf8"), entries, block(CHAPTER, "ts imports")));
+  shell(copy, "node build.mjs my-server.ts");
+  const { stdout } = await run(process.execPath, [join(copy, "my-server.mjs")], '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
   const names = JSON.parse(stdout).result.tools.map((tool: { name: string }) => tool.name);
   assert.deepEqual(names, TOOL_NAMES);
 });
 
 for (const info of TRANSCRIPTS) {
-  test(`the ${info.split(" ")[1]} transcript is what the built server answers, line for line`, REPLAY, async () => {
-    const sent = transcript(english, info);
-    const expected = sent.filter((line) => line.startsWith("← ")).map((line) => line.slice(2));
-    assert.ok(sent.length >= 4);
-    const { code, stdout } = await replay(sent);
-    assert.deepEqual(lines(stdout.replace(STATE, SHOWN_STATE)), expected);
-    assert.equal(code, 0);
+  test(`the chapter's ${info.split(" ")[1]} transcript is what the built copy answers, line for line`, REPLAY, async () => {
+    await checkTranscript(copy, block(CHAPTER, info));
   });
 }
+
+test("README's undo leaves the copy as it was, and git ignores every file the documents' steps make", () => {
+  const undo = /`(rm my-server\.ts my-server\.mjs)`/.exec(section())?.[1];
+  assert.ok(undo !== undefined, "README gives no undo");
+  shell(copy, undo);
+  assert.deepEqual(filesUnder(copy), initialFiles);
+  const ignored = spawnSync("git", ["check-ignore", "--no-index", ...MADE_BY_READERS], { cwd: root, encoding: "utf8" });
+  assert.deepEqual(lines(ignored.stdout), MADE_BY_READERS);
+});
+
+test("both languages show the same entries, commands and transcripts", () => {
+  const japanese = documentText("README.ja.md");
+  for (const info of ["ts", "sh", "console"]) {
+    const inJapanese = fences(japanese).filter((fence) => fence.info === info).map((fence) => fence.body);
+    for (const body of sectionBlocks(info)) assert.ok(inJapanese.some((each) => each.join("\n") === body.join("\n")), `README.ja.md lacks a ${info} block`);
+  }
+  for (const info of [...ENTRIES, "ts imports"]) assert.equal(block("docs/tools.ja.md", info), block(CHAPTER, info));
+});

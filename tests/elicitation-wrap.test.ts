@@ -7,9 +7,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ask, lines, mermaidBlocks, run, start, tempFolder, wrapPath } from "./helpers.ts";
+import { ask, lines, mermaidBlocks, root, run, start, tempFolder, wrapPath } from "./helpers.ts";
 import { build } from "./fixtures/runtime-tools.ts";
 
 /** The schema every elicitation here asks for: one boolean. */
@@ -263,5 +263,45 @@ test("replay carries a 2026-07-28 session over: each retry is sent with the requ
     assert.equal(replayed.code, 0);
   } finally {
     remove();
+  }
+});
+
+/** README's deploy tool pasted into server.ts, without server/discover: a handshake-era server
+ * whose tool asks the user with elicitation/create (tests/claude-code/deploy-server.mjs). */
+const LEGACY_DEPLOY = [process.execPath, join(root, "tests", "claude-code", "deploy-server.mjs"), "--legacy"];
+
+test("replay carries a handshake-era session over: each answer to elicitation/create goes once the replayed server has asked", { timeout: 60_000 }, async () => {
+  const log = join(tempFolder("elicitation-legacy-replay-"), "wire.log");
+  const recorder = start(process.execPath, [wrapPath, "--log", log, "--", ...LEGACY_DEPLOY]);
+  try {
+    const initialize = { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "test", version: "1" } };
+    await ask(recorder.child, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: initialize }));
+    recorder.child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    const answers = [["production", { action: "accept", content: { confirm: true } }], ["staging", { action: "decline" }]] as const;
+    for (const [index, [environment, result]] of answers.entries()) {
+      const call = { jsonrpc: "2.0", id: index + 1, method: "tools/call", params: { name: "deploy", arguments: { environment } } };
+      const asked = JSON.parse(await ask(recorder.child, JSON.stringify(call)));
+      assert.equal(asked.method, "elicitation/create");
+      const answered = JSON.parse(await ask(recorder.child, JSON.stringify({ jsonrpc: "2.0", id: asked.id, result })));
+      assert.equal(answered.id, index + 1);
+    }
+  } finally {
+    recorder.child.stdin.end();
+  }
+  assert.equal((await recorder.finish).code, 0);
+  const recorded = readFileSync(log, "utf8");
+  assert.match(recorded, /← \{"jsonrpc":"2\.0","id":"elicitation-2","method":"elicitation\/create"/);
+  assert.match(recorded, /→ \(\d+\.\d ms\) \{"jsonrpc":"2\.0","id":"elicitation-2","result":\{"action":"decline"\}\}/);
+  // The replayed server is recorded too, to see the order in which its pipes saw the lines.
+  const again = join(tempFolder("elicitation-legacy-again-"), "wire.log");
+  const wrapped = [process.execPath, wrapPath, "--log", again, "--", ...LEGACY_DEPLOY];
+  const replayed = await run(process.execPath, [wrapPath, "replay", log, "--", ...wrapped], "");
+  assert.equal(replayed.stdout, "replay: 3 responses, 3 match, 0 differ, 0 missing, 0 unexpected\n");
+  assert.equal(replayed.code, 0);
+  const events = readFileSync(again, "utf8").split("\n");
+  for (const id of ["elicitation-1", "elicitation-2"]) {
+    const asked = events.findIndex((event) => event.includes(`← {"jsonrpc":"2.0","id":"${id}","method"`));
+    const answered = events.findIndex((event) => event.includes(`{"jsonrpc":"2.0","id":"${id}","result"`));
+    assert.ok(asked !== -1 && asked < answered, `${id}: the answer went before the question`);
   }
 });

@@ -3,12 +3,12 @@
  * its stdin, and read what comes back. Every test talks to the process from outside,
  * exactly as an MCP client does.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { after, before } from "node:test";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 /** The project's root folder. */
 export const root = join(import.meta.dirname, "..");
@@ -25,9 +25,42 @@ export interface Finished {
   stderr: string;
 }
 
+/**
+ * Every child that `start` made and that has not closed yet. A test that fails halfway may never
+ * reach its own cleanup; these are ended after the file's last test all the same, so that no
+ * process outlives its test file and no run hangs on one.
+ */
+const running = new Set<ChildProcess>();
+
+/** How long the children left at the end get after SIGTERM before SIGKILL. */
+const TERM_GRACE_MS = 2_000;
+
+/** Ends the children still running: SIGTERM first, so that wrap passes it on to its server. */
+async function endLeftovers(): Promise<void> {
+  const left = [...running];
+  for (const child of left) child.kill("SIGTERM");
+  const grace = new Promise((resolve) => setTimeout(resolve, TERM_GRACE_MS).unref());
+  await Promise.race([Promise.all(left.map((child) => once(child, "close"))), grace]);
+  for (const child of running) child.kill("SIGKILL");
+}
+
+// Only in a test file: bench/run.ts imports `start` too, and a hook there would make node:test
+// run and print a report of its own.
+if (/\.test\.ts$/.test(process.argv[1] ?? "")) after(endLeftovers);
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/** Counts a child that a test spawned itself among those ended after the file's last test. */
+export function track<Child extends ChildProcess>(child: Child): Child {
+  running.add(child);
+  child.on("close", () => running.delete(child));
+  return child;
+}
+
 /** Starts a command with piped stdio; the caller writes to stdin and awaits `finish`. */
 export function start(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const child: ChildProcessWithoutNullStreams = spawn(command, args, { stdio: "pipe", ...options });
+  const child: ChildProcessWithoutNullStreams = track(spawn(command, args, { stdio: "pipe", ...options }));
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -138,7 +171,7 @@ export async function waitUntil(check: () => boolean, what: string, limitMs: num
 }
 
 /** server.ts's source with tool entries pasted before the `];` that closes TOOLS, and imports
- * after the file's own import, as README's "Add your own tool" tells a reader to. */
+ * after the file's own import, as README's "Make your own server" and docs/tools.md tell a reader to. */
 export function withEntries(source: string, entries: readonly string[], imports: string): string {
   const tools = source.indexOf("const TOOLS: Tool[] = [");
   if (tools === -1) throw new Error("server.ts has no TOOLS table");
@@ -147,4 +180,30 @@ export function withEntries(source: string, entries: readonly string[], imports:
   const ownImport = 'import process from "node:process";\n';
   if (!pasted.includes(ownImport)) throw new Error("server.ts no longer imports node:process");
   return pasted.replace(ownImport, `${ownImport}${imports}\n`);
+}
+
+/**
+ * A copy of the clone as a reader has it, in a new temporary folder: every file git tracks, or
+ * would (untracked but not ignored), with node_modules linked in rather than copied. The
+ * documents' commands run in it as written, and leave the clone itself untouched.
+ */
+export function cloneCopy(): string {
+  const folder = tempFolder("clone-");
+  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root });
+  for (const file of listed.toString().split("\0").filter((name) => name !== "" && existsSync(join(root, name)))) {
+    mkdirSync(dirname(join(folder, file)), { recursive: true });
+    copyFileSync(join(root, file), join(folder, file));
+  }
+  symlinkSync(join(root, "node_modules"), join(folder, "node_modules"));
+  return folder;
+}
+
+/** Every file under a folder, as paths relative to it, sorted; node_modules is left out. */
+export function filesUnder(folder: string): string[] {
+  const entries = readdirSync(folder, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(folder, join(entry.parentPath, entry.name)))
+    .filter((path) => !path.startsWith("node_modules"))
+    .sort();
 }

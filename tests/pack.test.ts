@@ -1,13 +1,13 @@
 /**
  * The npm package, as a user gets it: `npm pack` makes the tarball, `npm install` puts it
  * into an empty project, and the installed commands run the article's session. The package
- * holds only what a user needs: the two built files its commands run, the READMEs, the
- * license and package.json. It has no dependencies, so installing it offline must work.
+ * holds only what a user needs: the two built files its commands run, the READMEs and the
+ * chapters they link to, the license and package.json. It has no dependencies, so installing it offline must work.
  */
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { lines, root, run, tempFolder } from "./helpers.ts";
 import { ARTICLE_LINES, ARTICLE_REPLIES } from "./fixtures/article-session.ts";
@@ -16,7 +16,12 @@ import { ARTICLE_LINES, ARTICLE_REPLIES } from "./fixtures/article-session.ts";
 const BINS = { "json-rpc-study": "dist/server.mjs", "json-rpc-study-wrap": "dist/wrap.mjs" };
 
 /** Every file the tarball holds. */
-const PACKED_FILES = ["LICENSE", "README.ja.md", "README.md", "dist/server.mjs", "dist/wrap.mjs", "package.json"];
+const PACKED_FILES = ["LICENSE", "README.ja.md", "README.md", "dist/server.mjs", "dist/wrap.mjs", ...chapters(), "package.json"];
+
+/** The chapters in docs/, English and Japanese, as npm lists them. */
+function chapters(): string[] {
+  return readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`).sort();
+}
 
 /** Runs npm with the given arguments in a folder and returns its stdout. */
 function npm(args: readonly string[], cwd: string): string {

@@ -7,12 +7,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { spawn } from "node:child_process";
-import { serverPath } from "./helpers.ts";
+import { serverPath, track } from "./helpers.ts";
 
 const initialize = (id: number) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: {} })}\n`;
 
 test("the server exits 0 without a stack trace when its stdout is closed", async () => {
-  const child = spawn(process.execPath, [serverPath], { stdio: "pipe" });
+  const child = track(spawn(process.execPath, [serverPath], { stdio: "pipe" }));
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   child.stdout.destroy();
@@ -26,7 +26,7 @@ test("the server exits 0 without a stack trace when its stdout is closed", async
 });
 
 test("the server keeps answering when its stderr is closed", async () => {
-  const child = spawn(process.execPath, [serverPath], { stdio: "pipe" });
+  const child = track(spawn(process.execPath, [serverPath], { stdio: "pipe" }));
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.destroy();

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { wrapPath, tempFolder } from "./helpers.ts";
+import { track, wrapPath, tempFolder } from "./helpers.ts";
 
 /** A server as a line of shell: node running one line of JavaScript. */
 function server(script: string): string {
@@ -25,7 +25,7 @@ async function inTerminal(serverLine: string, typed?: string): Promise<number | 
   const redirect = typed === undefined ? " </dev/null" : "";
   const line = `${process.execPath} ${wrapPath} --log ${logPath} -- ${serverLine}${redirect}`;
   // -e: script exits with the status of the command it ran; -q: no banner; -f: flush at once.
-  const terminal = spawn("script", ["-qefc", line, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+  const terminal = track(spawn("script", ["-qefc", line, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] }));
   terminal.stdout.resume();
   terminal.stderr.resume();
   if (typed !== undefined) {

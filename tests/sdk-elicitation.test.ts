@@ -83,34 +83,34 @@ const peers: { name: string; connect: (user: User, elicitation: boolean) => Prom
 
 for (const { name, connect, starts } of peers) {
   describe(name, SUITE, () => {
-    test("the client's handler is asked each question in turn, and the tool gets every answer", async () => {
+    test("the client's handler is asked each question in turn, and the tool gets every answer", async (t) => {
       const user: User = { answers: [{ action: "accept", content: { ok: true } }, { action: "decline" }], asked: [] };
       const peer = await connect(user, true);
+      t.after(() => peer.close());
       const result = textOf(await peer.call("ask", { n: 2 }));
-      await peer.close();
       assert.deepEqual(user.asked, ["Question 1?", "Question 2?"]);
       assert.deepEqual(JSON.parse(String(result.text)), { answers: user.answers, starts: starts(2) });
       assert.equal(result.isError, undefined);
     });
 
-    test("a client that declares no elicitation is never asked, and the tool's error says why", async () => {
+    test("a client that declares no elicitation is never asked, and the tool's error says why", async (t) => {
       const user: User = { answers: [], asked: [] };
       const peer = await connect(user, false);
+      t.after(() => peer.close());
       const result = textOf(await peer.call("ask", { n: 1 }));
-      await peer.close();
       assert.deepEqual(result, { text: "This client cannot ask the user: it did not declare elicitation (form)", isError: true });
     });
   });
 }
 
-test("SDK v1: a handler that throws answers the server's request with an error, and the tool says so", SUITE, async () => {
+test("SDK v1: a handler that throws answers the server's request with an error, and the tool says so", SUITE, async (t) => {
   const client = new ClientV1({ name: "sdk-v1-elicitation", version: "1.0.0" }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, () => {
     throw new Error("no one is at the keyboard");
   });
+  t.after(() => client.close());
   await client.connect(new StdioClientTransportV1({ command: process.execPath, args: [server], stderr: "ignore" }));
   const result = textOf(await client.callTool({ name: "ask", arguments: { n: 1 } }));
-  await client.close();
   assert.equal(result.isError, true);
   assert.match(String(result.text), /^The client answered with an error: ".*no one is at the keyboard.*"$/);
 });

@@ -110,9 +110,11 @@ describe("SDK v1 client", SUITE, () => {
   });
 });
 
-test("closing an SDK v1 client ends the server through its stdin, before the SDK's SIGTERM", { timeout: 5_000 }, async () => {
+test("closing an SDK v1 client ends the server through its stdin, before the SDK's SIGTERM", { timeout: 5_000 }, async (t) => {
   const client = new ClientV1({ name: "sdk-v1-close", version: "1.0.0" });
   const transport = new StdioClientTransportV1({ command: process.execPath, args: [serverPath], stderr: "ignore" });
+  // Should a check fail before the close below, the server is still ended; a second close does nothing.
+  t.after(() => client.close());
   await client.connect(transport);
   const pid = transport.pid;
   assert.ok(pid !== null && isRunning(pid));

@@ -17,7 +17,7 @@ import { once } from "node:events";
 import { spawn } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import { ARTICLE_LINES, ARTICLE_REPLIES, ARTICLE_SESSION } from "./fixtures/article-session.ts";
-import { ask, lines, messages, run, runServer, serverPath, sharedServer, start, SUITE, type Reply } from "./helpers.ts";
+import { ask, lines, messages, run, runServer, serverPath, sharedServer, start, SUITE, track, type Reply } from "./helpers.ts";
 
 /** A tool as tools/list describes it. */
 interface Tool {
@@ -472,8 +472,10 @@ describe("hostile input", SUITE, () => {
     const chunk = Buffer.alloc(1 << 20, "a");
     const { child, finish } = startServer(t);
     child.stdin.on("error", () => {}); // a crashed server closes the pipe under our last writes
+    // One listener for the exit, not one per write that waits: 512 of them would leak.
+    const exited = new Promise((resolve) => child.once("exit", resolve));
     for (let sent = 0; sent <= longest && child.exitCode === null; sent += chunk.length) {
-      if (!child.stdin.write(chunk)) await Promise.race([once(child.stdin, "drain"), once(child, "exit")]);
+      if (!child.stdin.write(chunk)) await Promise.race([once(child.stdin, "drain"), exited]);
     }
     child.stdin.end(`\n${PING}\n`);
     const { code, stdout, stderr } = await finish;
@@ -641,7 +643,7 @@ describe("strict where the wire is strict", SUITE, () => {
     // Each initialize logs the client's name: 400 of 1 KiB names fill the stderr pipe (64 KiB).
     const name = "n".repeat(1024);
     const input = Array.from({ length: 400 }, (_, index) => `${request(index, "initialize", { clientInfo: { name, version: "1" } })}\n`).join("");
-    const child = spawn(process.execPath, [serverPath], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = track(spawn(process.execPath, [serverPath], { stdio: ["pipe", "pipe", "pipe"] }));
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     child.stdin.end(input);

@@ -5,9 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lines, root, run, start, tempFolder, waitUntil, wrapPath } from "./helpers.ts";
+import { lines, run, start, tempFolder, waitUntil, wrapPath } from "./helpers.ts";
 
 /** A session by hand, with fixed times: a tool error, progress, a server request, stderr. */
 const LOG = [
@@ -112,21 +112,39 @@ test("show --follow waits for a half-written line, and says so when the log is c
   assert.equal((await follower.finish).code, 0);
 });
 
+test("show --follow waits for a log that does not exist yet, saying so once, and reads each new log from its start", { timeout: 60_000 }, async () => {
+  const folder = tempFolder("show-absent-");
+  const logPath = join(folder, "wire.log");
+  const follower = start(process.execPath, [wrapPath, "show", "--follow", logPath]);
+  try {
+    const waiting = () => follower.errors().split("\n").filter((line) => line.startsWith("wrap: no log at")).length;
+    await waitUntil(() => waiting() === 1, "the word that it waits", 20_000);
+    // Longer than the one-second look: still said once, as tail -F says it.
+    await new Promise((go) => setTimeout(go, 2_500));
+    assert.equal(follower.errors(), `wrap: no log at ${logPath} yet: waiting for it\n`);
+    writeFileSync(logPath, "2026-12-04T10:00:00.000Z # start pid 1: node first.mjs\n");
+    await waitUntil(() => follower.output().includes("start pid 1"), "the log once it exists", 20_000);
+    // Replaced by another, longer file, moved over it.
+    const other = join(folder, "other.log");
+    writeFileSync(other, "2026-12-04T11:00:00.000Z # start pid 2: node second.mjs\n2026-12-04T11:00:00.500Z ! [server] up\n");
+    renameSync(other, logPath);
+    await waitUntil(() => follower.output().includes("+0.500s ! [server] up"), "the log that replaced it", 20_000);
+    // Removed, then made again: it waits, says so once more, and reads the new one whole.
+    unlinkSync(logPath);
+    await waitUntil(() => waiting() === 2, "the word that it waits again", 20_000);
+    writeFileSync(logPath, "2026-12-04T12:00:00.000Z # start pid 3: node third.mjs\n");
+    await waitUntil(() => follower.output().includes("start pid 3"), "the new log", 20_000);
+    assert.equal(follower.output().match(/the log was cut or replaced/g)?.length, 2);
+    assert.equal(waiting(), 2);
+  } finally {
+    follower.child.kill("SIGINT");
+  }
+  assert.equal((await follower.finish).code, 0);
+});
+
 test("show of a missing log says why in one line, and misuse exits 2", async () => {
   const missing = await show(join(tempFolder("show-missing-"), "nope.log"));
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /^wrap: cannot read .*nope\.log: Error: ENOENT[^\n]*\n$/);
   assert.equal((await show("--json", logFile())).code, 2);
-});
-
-test("README's show block is what show prints for README's slow-tool log, in both READMEs", async () => {
-  for (const file of ["README.md", "README.ja.md"]) {
-    const readme = readFileSync(join(root, file), "utf8");
-    const excerpt = /```text\n(\S+ # start pid \d+: \S+ \/absolute\/path\/tests\/claude-code\/wait-server\.mjs\n[\s\S]*?)```/.exec(readme);
-    assert.ok(excerpt?.[1], `${file} has no slow-tool log`);
-    const logPath = join(tempFolder("show-readme-"), "wire.log");
-    writeFileSync(logPath, excerpt[1]);
-    const shown = /\n\$ node dist\/wrap\.mjs show wire\.log\n([\s\S]*?)```/.exec(readme);
-    assert.equal(shown?.[1], (await show(logPath)).stdout, `${file} shows other lines`);
-  }
 });

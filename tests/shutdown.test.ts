@@ -41,7 +41,7 @@ test("a slow reader gets every byte a server writes after the end of input, and 
   });
 
 test("a client that dies without a signal gets its server ended, and wrap exits",
-  { timeout: 20_000 }, async () => {
+  { timeout: 20_000 }, async (t) => {
     const log = logPath();
     // A client that starts wrap around a server that ignores the end of input, then is killed.
     const client = "const { spawn } = require('node:child_process');" +
@@ -61,6 +61,11 @@ test("a client that dies without a signal gets its server ended, and wrap exits"
         return false;
       }
     };
+    // wrap is no child of ours: should it outlive the check below, it is ended here, and it
+    // passes the SIGTERM on to its server.
+    t.after(() => {
+      if (alive()) process.kill(wrapPid, "SIGTERM");
+    });
     const began = Date.now();
     while (alive() && Date.now() - began < 10_000) {
       await new Promise((resolve) => setTimeout(resolve, 50));

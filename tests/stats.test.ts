@@ -5,9 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root, run, tempFolder, wrapPath } from "./helpers.ts";
+import { run, tempFolder, wrapPath } from "./helpers.ts";
 
 /** Two sessions: client requests, a tool error, a server request, progress, tags, stderr. */
 const LOG = [
@@ -111,13 +111,4 @@ test("stats of a file that is no wire.log says so, and of a missing file says wh
   assert.match(missing.stderr, /^wrap: cannot read .*missing\.log: Error: ENOENT[^\n]*\n$/);
   const misused = await stats("--out", "x", join(folder, "notes.txt"));
   assert.equal(misused.code, 2);
-});
-
-test("README shows what stats prints for this log, and README.ja the same", async () => {
-  const { stdout } = await stats(logFile());
-  for (const file of ["README.md", "README.ja.md"]) {
-    const readme = readFileSync(join(root, file), "utf8");
-    const shown = /\n\$ node dist\/wrap\.mjs stats wire\.log\n([\s\S]*?)```/.exec(readme);
-    assert.equal(shown?.[1], stdout, `${file} shows other figures`);
-  }
 });

@@ -1,8 +1,9 @@
 /**
  * The rules of wrap's tap, each tested from outside through dist/wrap.mjs over real pipes:
- * how it cuts lines, what it notes, and how it pairs a response with its request. The tap
- * reads the traffic only once the pipes have been quiet for 25 ms (wrap.ts, QUIET_MS), so the
- * tests that pause 200 ms between writes make it catch up in between, with its state held.
+ * how it cuts lines, what it notes, and how it pairs a response with its request. In a
+ * conversation the tap reads each chunk as it crosses, and after a burst once the pipes have
+ * been quiet for 5 ms (wrap.ts, QUIET_MS), so the tests that pause 200 ms between writes hand
+ * it each piece on its own, with its state held in between.
  * The servers are one line of JavaScript each, run by node -e.
  */
 import { after, test } from "node:test";
@@ -16,7 +17,7 @@ import { run, serverPath, start, wrapPath } from "./helpers.ts";
 /** No test may hang the run. */
 const LIMIT = { timeout: 20_000 };
 
-/** Longer than the tap's quiet time (25 ms), with room for a loaded machine. */
+/** Longer than the tap's quiet time (5 ms), with room for a loaded machine. */
 const PAUSE_MS = 200;
 
 const scratch = mkdtempSync(join(tmpdir(), "tap-test-"));
@@ -105,7 +106,7 @@ test("a batch of responses is timed once on its line, and settles every request 
     assert.deepEqual(events.filter((event) => event.startsWith("# unanswered")), []);
   });
 
-test("a polluted stdout is warned of once, though its lines reach the tap in two catch-ups",
+test("a polluted stdout is warned of once, though its lines reach the tap one at a time",
   LIMIT, async () => {
     const path = logPath();
     const script = "process.stdout.write('debug one\\n'); " +

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { lines, messages, root, runServer, serverPath, start, wrapPath } from "./helpers.ts";
+import { lines, messages, root, runServer, serverPath, start, track, wrapPath } from "./helpers.ts";
 
 /** The stand-in server. */
 const childPath = join(root, "tests", "fixtures", "wrap-child.mjs");
@@ -46,7 +46,7 @@ function wrapChild(logPath: string, ...mode: string[]): string[] {
 
 /** Runs node with `args` and `input` as bytes, and returns how it ended and its stdout and stderr as bytes. */
 async function runBytes(args: readonly string[], input: Buffer, options: { cwd?: string } = {}) {
-  const child = spawn(process.execPath, args, { stdio: "pipe", ...options });
+  const child = track(spawn(process.execPath, args, { stdio: "pipe", ...options }));
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
@@ -335,7 +335,7 @@ test("a new log file is created with mode 0600, and an existing one is appended 
 
 test("a client that stops reading is gone: wrap ends its server, does not crash, and logs why", LIMIT, async () => {
   const logPath = join(tempDir(), "wire.log");
-  const child = spawn(process.execPath, wrapChild(logPath, "echo"), { stdio: "pipe" });
+  const child = track(spawn(process.execPath, wrapChild(logPath, "echo"), { stdio: "pipe" }));
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   child.stdout.destroy();
@@ -396,12 +396,15 @@ test("the official SDK client talks to dist/server.mjs through dist/wrap.mjs, an
   });
   const client = new Client({ name: "wrap-test", version: "0.0.0" });
   await client.connect(transport);
-  const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((tool) => tool.name), ["add"]);
-  const result = await client.callTool({ name: "add", arguments: { a: 19, b: 23 } });
-  assert.deepEqual(result.content, [{ type: "text", text: "19 + 23 = 42" }]);
-  // The SDK ends its input and waits for wrap to exit, so the log is complete once close resolves.
-  await client.close();
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name), ["add"]);
+    const result = await client.callTool({ name: "add", arguments: { a: 19, b: 23 } });
+    assert.deepEqual(result.content, [{ type: "text", text: "19 + 23 = 42" }]);
+  } finally {
+    // The SDK ends its input and waits for wrap to exit, so the log is complete once close resolves.
+    await client.close();
+  }
 
   const events = readLog(logPath);
   const methods = texts(events, "→").map((text) => /"method":"([^"]+)"/.exec(text)?.[1]);

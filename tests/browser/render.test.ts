@@ -14,7 +14,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { mermaidBlocks, root, run, wrapPath } from "../helpers.ts";
+import { mermaidBlocks, run, wrapPath } from "../helpers.ts";
+import { documentText, documents } from "../documents.ts";
 import { sessions } from "../fixtures/wire-logs.ts";
 import { recordSession } from "../fixtures/everything-session.ts";
 
@@ -57,11 +58,9 @@ async function diagramBlocks(log: string): Promise<string[]> {
   return mermaidBlocks(stdout);
 }
 
-/** The Mermaid blocks the READMEs show, which GitHub draws in place. */
+/** The Mermaid blocks the READMEs and the chapters in docs/ show, which GitHub draws in place. */
 function readmeBlocks(): string[] {
-  return ["README.md", "README.ja.md"].flatMap((file) => {
-    return mermaidBlocks(readFileSync(join(root, file), "utf8"));
-  });
+  return documents().flatMap((file) => mermaidBlocks(documentText(file)));
 }
 
 /** A page with one Mermaid version loaded. */
@@ -96,13 +95,13 @@ function render(page: Page, version: string, text: string, index: number): Promi
 }
 
 for (const [version, script] of Object.entries(RENDERERS)) {
-  test(`every block of every fixture session, and of the READMEs, renders in Mermaid ${version}`, LIMIT, async () => {
+  test(`every block of every fixture session, and of the documents, renders in Mermaid ${version}`, LIMIT, async () => {
     const page = await pageWith(script);
     let index = 0;
     if (everythingLog === undefined) throw new Error("the server-everything session was not recorded");
     const logs = { ...sessions, "server-everything, recorded": everythingLog };
     const sources = Object.entries(logs).map(async ([name, log]) => [name, await diagramBlocks(log)] as const);
-    for (const [name, blocks] of [...await Promise.all(sources), ["the READMEs", readmeBlocks()] as const]) {
+    for (const [name, blocks] of [...await Promise.all(sources), ["the documents", readmeBlocks()] as const]) {
       assert.ok(blocks.length > 0, name);
       for (const block of blocks) {
         index += 1;

@@ -112,7 +112,7 @@ export function versionOf(packageFolder: string): string {
 }
 
 /**
- * A log made ready to paste into README: this clone's path as README's placeholder
+ * A log made ready to paste into the documents: this clone's path as their placeholder
  * /absolute/path/, and the temporary folders of the run as /tmp/….
  */
 export function forReadme(log: string, temporary: readonly string[]): string {
@@ -199,7 +199,7 @@ export function wrappedConfig(project: string, name: string, logPath: string, se
 
 /**
  * When CLAUDE_CODE_EXCERPT names a file, appends the log there under `label`, made ready for
- * README by forReadme: that is how README's excerpts are recorded again.
+ * the documents by forReadme: that is how their excerpts are recorded again.
  */
 export function saveExcerpt(label: string, logPath: string, temporary: readonly string[]): void {
   const excerptFile = process.env.CLAUDE_CODE_EXCERPT;

@@ -1,4 +1,4 @@
-// deploy-server.mjs — server.ts with README's `deploy` tool pasted in, as "Add your own tool"
+// deploy-server.mjs — server.ts with docs/tools.md's `deploy` tool pasted in, as "Tools that do real work"
 // says, built in memory and run (see readme-server.mjs): a server whose tool asks the user.
 //
 // Usage: node tests/claude-code/deploy-server.mjs [--legacy]   (then it is the server)

@@ -1,5 +1,5 @@
 /**
- * What the two Claude Code elicitation tests share: README's `deploy` tool as the model calls
+ * What the two Claude Code elicitation tests share: docs/tools.md's `deploy` tool as the model calls
  * it, the question it asks as it must reach the client, the answers it gives, and readers for
  * the messages of wrap's log. elicitation.test.ts runs `claude -p`, which cannot show a form;
  * elicitation-pty.test.ts runs Claude Code in a terminal, where a user ticks the box.
@@ -23,10 +23,10 @@ export const DEPLOY: ToolScript = {
   toolUseId: "toolu_01JsonRpcStudyDeployProd",
 };
 
-/** server.ts with README's deploy tool, built in memory; `--legacy` takes server/discover out. */
+/** server.ts with docs/tools.md's deploy tool, built in memory; `--legacy` takes server/discover out. */
 export const deployServer = join(root, "tests", "claude-code", "deploy-server.mjs");
 
-/** The question README's deploy handler asks for production: an elicitation/create's params. */
+/** The question docs/tools.md's deploy handler asks for production: an elicitation/create's params. */
 export const QUESTION = {
   message: "Deploy to production?",
   requestedSchema: {

@@ -4,7 +4,7 @@
  *
  *     claude --mcp-config FILE --strict-mcp-config --allowedTools mcp__json-rpc-study__deploy
  *
- * with README's `deploy` tool (deploy-server.mjs) registered through dist/wrap.mjs. The test
+ * with docs/tools.md's `deploy` tool (deploy-server.mjs) registered through dist/wrap.mjs. The test
  * types the prompt, the stand-in model (messages-api.ts) calls deploy for production, and
  * Claude Code draws the question as a form: "MCP server “json-rpc-study” requests your input",
  * the message, and a `confirm` checkbox above Accept and Decline. The test ticks the box with

@@ -1,6 +1,6 @@
 /**
  * What Claude Code does when a tool asks the user, in print mode, where there is no one to ask.
- * The model (the stand-in on loopback, see messages-api.ts) calls README's `deploy` tool for
+ * The model (the stand-in on loopback, see messages-api.ts) calls docs/tools.md's `deploy` tool for
  * production, on a server that is server.ts with that tool pasted in (deploy-server.mjs):
  *
  *     claude -p "Deploy to production with the deploy tool" --mcp-config FILE \
@@ -18,7 +18,7 @@
  *
  * Either way the tool answers that it did not deploy, and that text reaches the model.
  *
- * To re-record README's excerpts, set CLAUDE_CODE_EXCERPT to a file, as for session.test.ts:
+ * To re-record docs/claude-code.md's excerpts, set CLAUDE_CODE_EXCERPT to a file, as for session.test.ts:
  *
  *     CLAUDE_CODE_EXCERPT=/tmp/excerpt.txt node --import tsx --test tests/claude-code/elicitation.test.ts
  */

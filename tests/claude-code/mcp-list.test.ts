@@ -6,14 +6,17 @@
  * A wrong path fails as every broken registration does, with CONNECTION_CLOSED and nothing
  * more; registered through wrap, the same mistake leaves the reason in wrap's log, as `!`
  * lines: the server's own stderr. A stray debug line on stdout (tests/fixtures/
- * polluting-server.mjs) does not stop Claude Code from connecting, as README's
- * Troubleshooting says.
+ * polluting-server.mjs) does not stop Claude Code from connecting, as docs/errors.md's
+ * Troubleshooting says. Where `claude mcp add` writes its entry, and which folders see it,
+ * is as README's "Register it with a client" says.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root, serverPath, wrapPath } from "../helpers.ts";
-import { claude, isolatedEnv, requireClaude, scratch, settledLog } from "./claude.ts";
+import { claude, isolatedEnv, requireClaude, saveExcerpt, scratch, settledLog } from "./claude.ts";
 
 /** Nothing answers here: `claude mcp` never calls the model, and if it did, it must fail. */
 const NO_API = "http://127.0.0.1:9";
@@ -58,6 +61,7 @@ test("claude mcp list shows dist/server.mjs and dist/wrap.mjs as Connected, and 
   assert.ok(wire.some((event) => event.mark === "←" && event.text.includes('"json-rpc-study"')), "no answer in the log");
   // The reason is in the log through wrap: Node's own error, from the server's stderr.
   const broken = await settledLog(brokenLog);
+  saveExcerpt("a wrong path, through wrap (docs/errors.md)", brokenLog, [project]);
   const stderr = broken.filter((event) => event.mark === "!").map((event) => event.text);
   assert.ok(stderr.some((text) => text.includes(`Cannot find module '${missing}'`)), `no reason in the log:\n${stderr.join("\n")}`);
   assert.ok(broken.some((event) => event.mark === "#" && event.text === "exit code 1"), "wrap logs the server's exit code");
@@ -97,4 +101,42 @@ test("claude mcp add refuses a second server of the same name", MCP_TIMEOUT, asy
   assert.equal(removed.code, 0, removed.stderr);
   const third = await claude(["mcp", "add", "json-rpc-study", "--", "node", wrapPath], env, project);
   assert.equal(third.code, 0, `after claude mcp remove, the name is free again:\n${third.stderr}`);
+});
+
+test("claude mcp add registers for its folder; --scope user for every folder; --scope project writes .mcp.json", MCP_TIMEOUT, async () => {
+  requireClaude();
+  const home = scratch("mcp-scope-home");
+  const project = scratch("mcp-scope-project");
+  const elsewhere = scratch("mcp-scope-elsewhere");
+  const env = isolatedEnv(home, NO_API);
+  const local = await claude(["mcp", "add", "json-rpc-study", "--", "node", serverPath], env, project);
+  assert.equal(local.code, 0, local.stderr);
+  assert.match(local.stdout, /to local config/);
+  const config: unknown = JSON.parse(readFileSync(join(home, ".claude.json"), "utf8"));
+  assert.ok(JSON.stringify(config).includes(JSON.stringify(project)), "~/.claude.json holds the entry under the folder's path");
+  assert.match((await claude(["mcp", "list"], env, elsewhere)).stdout, /No MCP servers configured/);
+  const user = await claude(["mcp", "add", "--scope", "user", "everywhere", "--", "node", serverPath], env, project);
+  assert.equal(user.code, 0, user.stderr);
+  assert.match(lineOf((await claude(["mcp", "list"], env, elsewhere)).stdout, "everywhere"), /✔ Connected$/);
+  const shared = await claude(["mcp", "add", "--scope", "project", "shared", "--", "node", serverPath], env, elsewhere);
+  assert.equal(shared.code, 0, shared.stderr);
+  const written: unknown = JSON.parse(readFileSync(join(elsewhere, ".mcp.json"), "utf8"));
+  assert.deepEqual(written, { mcpServers: { shared: { type: "stdio", command: "node", args: [serverPath], env: {} } } });
+});
+
+test("a relative path connects where claude runs in its folder, and fails from a subfolder of the repository", MCP_TIMEOUT, async () => {
+  requireClaude();
+  const home = scratch("mcp-relative-home");
+  const project = scratch("mcp-relative-project");
+  const env = isolatedEnv(home, NO_API);
+  // A clone of its own: a git repository with the built server in dist/, and a subfolder.
+  cpSync(join(root, "dist", "server.mjs"), join(project, "dist", "server.mjs"));
+  mkdirSync(join(project, "docs"));
+  execFileSync("git", ["init", "--quiet", project]);
+  assert.ok(existsSync(join(project, ".git")));
+  const added = await claude(["mcp", "add", "json-rpc-study", "--", "node", "dist/server.mjs"], env, project);
+  assert.equal(added.code, 0, added.stderr);
+  assert.match(lineOf((await claude(["mcp", "list"], env, project)).stdout, "json-rpc-study"), /✔ Connected$/);
+  const below = await claude(["mcp", "list"], env, join(project, "docs"));
+  assert.match(lineOf(below.stdout, "json-rpc-study"), /✘ Failed to connect — CONNECTION_CLOSED/);
 });

@@ -1,5 +1,6 @@
-// readme-server.mjs — server.ts with entries from README's "Add your own tool" pasted in, as that
-// section says, built in memory and run: a server with README's tools that leaves no file behind.
+// readme-server.mjs — server.ts with entries from docs/tools.md ("Tools that do real work") pasted
+// in, as that chapter says, built in memory and run: a server with its tools that leaves no file
+// behind.
 //
 // An entry goes into TOOLS after add's, and the `ts imports` block beside server.ts's own import,
 // as tests/add-a-tool.test.ts does it; esbuild bundles the copy the project's way, without
@@ -13,25 +14,27 @@ import { join } from "node:path";
 /** The project's root folder. */
 const root = join(import.meta.dirname, "..", "..");
 
-/** The import that the `ts imports` block goes after, as README says. */
+/** The import that the `ts imports` block goes after, as docs/tools.md says. */
 const OWN_IMPORT = 'import process from "node:process";\n';
 
+/** The chapter whose tools the Claude Code tests run. */
+const CHAPTER = join("docs", "tools.md");
+
 /**
- * The body of the fenced block with this info string in README's "Add your own tool".
+ * The body of the fenced block with this info string in docs/tools.md, "Tools that do real work".
  * @param {string} info
  * @returns {string}
  */
 export function readmeBlock(info) {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Add your own tool\n"));
-  const found = new RegExp("\\n```" + info + "\\n([\\s\\S]*?)\\n```\\n").exec(section);
-  if (found?.[1] === undefined) throw new Error(`README.md has no \`\`\`${info} block`);
+  const chapter = readFileSync(join(root, CHAPTER), "utf8");
+  const found = new RegExp("\\n```" + info + "\\n([\\s\\S]*?)\\n```\\n").exec(chapter);
+  if (found?.[1] === undefined) throw new Error(`${CHAPTER} has no \`\`\`${info} block`);
   return found[1];
 }
 
 /**
- * server.ts with README's entry `info` before the `];` that closes TOOLS and, when `imports` is
- * true, README's `ts imports` block after server.ts's own import.
+ * server.ts with docs/tools.md's entry `info` before the `];` that closes TOOLS and, when `imports` is
+ * true, its `ts imports` block after server.ts's own import.
  * @param {string} info
  * @param {{ imports?: boolean }} [options]
  * @returns {string}

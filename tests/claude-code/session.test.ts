@@ -13,7 +13,7 @@
  * server.mjs (tests/fixtures/article-server.mjs), which knows only the legacy handshake.
  * `--allowedTools` allows the one tool in advance, since print mode cannot show a prompt.
  *
- * To re-record README's excerpts, set CLAUDE_CODE_EXCERPT to a file: each test appends its
+ * To re-record docs/claude-code.md's excerpts, set CLAUDE_CODE_EXCERPT to a file: each test appends its
  * wire.log there, with this clone's path written as /absolute/path/, ready to paste:
  *
  *     npm ci --prefix tests/claude-code

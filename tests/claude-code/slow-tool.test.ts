@@ -1,6 +1,6 @@
 /**
  * What Claude Code does with a tool that runs longer than it waits. The model (the stand-in on
- * loopback, see messages-api.ts) calls README's `wait` tool for 30 seconds, on a server that is
+ * loopback, see messages-api.ts) calls docs/tools.md's `wait` tool for 30 seconds, on a server that is
  * server.ts with that tool pasted in (wait-server.mjs), and Claude Code runs with
  * `MCP_TOOL_TIMEOUT=2000`:
  *
@@ -13,7 +13,7 @@
  * notifications/cancelled, the server stops the handler and never answers, the model is told
  * the tool timed out, and Claude Code ends the server with SIGINT.
  *
- * To re-record README's excerpt, set CLAUDE_CODE_EXCERPT to a file, as for session.test.ts:
+ * To re-record docs/claude-code.md's excerpt, set CLAUDE_CODE_EXCERPT to a file, as for session.test.ts:
  *
  *     CLAUDE_CODE_EXCERPT=/tmp/excerpt.txt node --import tsx --test tests/claude-code/slow-tool.test.ts
  */
@@ -53,7 +53,7 @@ const WAIT: ToolScript = {
 /** How long Claude Code waits for a tool, in milliseconds. */
 const TOOL_TIMEOUT_MS = 2000;
 
-/** server.ts with README's wait tool, built in memory. */
+/** server.ts with docs/tools.md's wait tool, built in memory. */
 const waitServer = join(root, "tests", "claude-code", "wait-server.mjs");
 
 // ---- Pure functions: read what was recorded ----
