@@ -179,7 +179,8 @@ export function withEntries(source: string, entries: readonly string[], imports:
   const pasted = `${source.slice(0, close)}\n${entries.join("\n")}${source.slice(close)}`;
   const ownImport = 'import process from "node:process";\n';
   if (!pasted.includes(ownImport)) throw new Error("server.ts no longer imports node:process");
-  return pasted.replace(ownImport, `${ownImport}${imports}\n`);
+  // No imports, no line: the entries land where a reader pastes them, line for line.
+  return imports === "" ? pasted : pasted.replace(ownImport, `${ownImport}${imports}\n`);
 }
 
 /**
