@@ -17,10 +17,11 @@ import { chmod, mkdir } from "node:fs/promises";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-/** The project's root folder: where tsconfig.json and node_modules are. */
-const root = import.meta.dirname;
+/** The project's root folder: where tsconfig.json and node_modules are. (import.meta.dirname
+ * would need Node 20.11; the project runs on 20.3.) */
+const root = dirname(fileURLToPath(import.meta.url));
 
 /** The entries `npm run build` builds into dist/. */
 const ENTRIES = ["server.ts", "wrap.ts"];

@@ -307,7 +307,7 @@ function callTool(params: JSONObject, id: RequestId, era: Era): Served {
   if (retry !== undefined && "error" in retry) return retry;
   // Handed on: a handler that takes a context gets a ToolCall (calls in flight); add takes none,
   // and its call makes nothing more and checks no capability.
-  const alone = tool.handler.length === 1 && retry === undefined;
+  const alone = tool.handler.length < 2 && retry === undefined;
   const call = alone ? undefined : new ToolCall(era, retry?.answers);
   let returned: unknown;
   try {
@@ -322,7 +322,7 @@ function callTool(params: JSONObject, id: RequestId, era: Era): Served {
   return { result: resultOf(name, returned) };
 }
 
-/** The context handed to a handler that declares one parameter, as add's: it cannot see it, so
+/** The context handed to a handler that declares no second parameter, as add: it cannot see it, so
  * its calls make no context of their own. One that reaches it anyway (through `arguments`, or a
  * second parameter with a default) finds a signal that never aborts, a progress that sends
  * nothing and an elicit that rejects. */
@@ -843,8 +843,8 @@ function elicit(call: ToolCall, message: string, form: ObjectSchema): Promise<El
   if (!canElicit(capabilities)) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
   // No `mode`: leaving it out means a form in 2025-11-25 and later, and 2025-06-18 has none.
   const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const answer = call.round === undefined ? ask(call, request) : lookUp(call, call.round, request);
-  return answer.then((value) => checkedAnswer(value, form));
+  const asked = call.round === undefined ? ask(call, request) : lookUp(call, call.round, request);
+  return asked.then((value) => checkedAnswer(value, form));
 }
 
 /** Whether a client can show a form: it declared `elicitation`, and an empty one means form
@@ -963,11 +963,11 @@ function answersOf(params: JSONObject, name: string, args: JSONObject):
   const state = requestState === undefined ? FIRST_ROUND : openState(requestState, name, args);
   if (state === undefined) return invalidParams('"requestState" is not one we wrote for this call');
   const answers = { ...state.answers };
-  for (const [key, answer] of Object.entries(inputResponses)) {
+  for (const [key, given] of Object.entries(inputResponses)) {
     const named = `inputResponses[${show(key)}]`;
     if (!state.asked.includes(key)) log(`ignored ${named}: it answers nothing we asked`);
-    else if (!isElicitResult(answer)) return invalidParams(`${named} is not an ElicitResult`);
-    else answers[key] = answer;
+    else if (!isElicitResult(given)) return invalidParams(`${named} is not an ElicitResult`);
+    else answers[key] = given;
   }
   return { answers };
 }

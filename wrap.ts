@@ -9,10 +9,11 @@
  * lines at each "\n" byte (MCP basic/transports §stdio: one JSON-RPC message per line) and
  * logs one event per line, in synchronous writes: in a conversation as each chunk crosses, and
  * in a burst of pipelined traffic once the pipes pause, so that a burst never waits for the
- * tap's parsing. At a signal or the end of input the log catches up before anything else is
- * done, so a client that kills wrap finds every line that crossed in the log. The recorder is
- * three parts, a section each: the tap (lines, notes, pairing; no I/O), the log writer (when
- * to catch up, one write per catch-up) and the plumbing (spawn, relay, signals, finish).
+ * tap's parsing. At a signal the log catches up before the signal is passed on, and at the end
+ * of input as the end is, so a client that kills wrap finds every line that crossed. The
+ * recorder is three parts, a section each: the tap (lines, notes, pairing; no I/O), the log
+ * writer (when to catch up, one write per catch-up) and the plumbing (spawn, relay, signals,
+ * finish).
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<line>`.
  *   →  client to server, then the line exactly as it crossed, bytes and all
@@ -413,12 +414,19 @@ function catchUp(writer: LogWriter, bytes: number): void {
   }
 }
 
+/** Whether a chunk is a burst's: AT_ONCE_MAX bytes or more of several lines, as a pipe that was
+ * backed up hands them over. One long message is one line, and is logged at once like any. */
+function isBurst(crossed: Crossed): boolean {
+  if (crossed.kind !== "chunk" || crossed.chunk.length < AT_ONCE_MAX) return false;
+  return crossed.chunk.indexOf(0x0a) !== crossed.chunk.lastIndexOf(0x0a);
+}
+
 /** Keeps what crossed for the tap, and hands it over at once unless a burst is on. */
 function logLater(writer: LogWriter, crossed: Crossed): void {
   writer.unread.push({ ...crossed, now: performance.now() });
   if (crossed.kind === "chunk") writer.behind += crossed.chunk.length;
   // Nothing else waits, and this is no burst's chunk: at once.
-  if (writer.unread.length === 1 && writer.behind < AT_ONCE_MAX) return catchUp(writer, Infinity);
+  if (writer.unread.length === 1 && !isBurst(crossed)) return catchUp(writer, Infinity);
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
@@ -889,8 +897,8 @@ function diagram(events: readonly LogEvent[]): string {
   const messages = events.flatMap((event) => event.messages);
   const started = events.flatMap((event) => startedCommand(event) ?? [])[0];
   // No serverInfo (a server that failed, or never answered): the command's first two words.
-  const words = started?.split(" ").slice(0, 2) ?? ["server"];
-  const command = words.map((word) => word.split("/").at(-1)).join(" ");
+  const firstWords = started?.split(" ").slice(0, 2) ?? ["server"];
+  const command = firstWords.map((word) => word.split("/").at(-1)).join(" ");
   const head = ["sequenceDiagram",
     `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
     `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command, 40)}`];
@@ -943,9 +951,8 @@ function differences(expected: unknown, actual: unknown, path: string[],
   if (ignored) return [];
   if (isRecord(expected) && isRecord(actual) && Array.isArray(expected) === Array.isArray(actual)) {
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
-    return [...keys].flatMap((key) => {
-      return differences(dig(expected, key), dig(actual, key), [...path, key], ignore);
-    });
+    return [...keys].flatMap((key) =>
+      differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
   if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
   return [{ path, expected, actual }];
@@ -1020,9 +1027,8 @@ const REQUEST_STATE_PATH = ["result", "requestState"];
 /** Starts the command to replay to, and collects what it writes. */
 function startReplay(line: CommandLine): Replay {
   const { command, args, values } = line;
-  const server = spawned(command, () => {
-    return spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-  });
+  const server = spawned(command, () =>
+    spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] }));
   // A server that has exited cannot read: what it left unanswered shows as missing.
   server.stdin.on("error", () => {});
   const exited = new AbortController();
@@ -1135,8 +1141,7 @@ function notificationSummary(message: JSONRPCNotification): string {
   const progress = dig(message.params, "progress");
   const total = dig(message.params, "total");
   const of = total === undefined ? "" : `/${String(total)}`;
-  const step = `${String(progress)}${of}`;
-  return progress === undefined ? message.method : `${message.method} ${step}`;
+  return progress === undefined ? message.method : `${message.method} ${String(progress)}${of}`;
 }
 
 /** A response in a few words: id, round trip, then an error, what it asks, or what it says. */
@@ -1241,9 +1246,7 @@ async function followLog(shower: Shower, path: string): Promise<never> {
   let place: Place = { ...LOG_START, inode: undefined, absent: false };
   let reading = Promise.resolve();
   const readMore = () => {
-    reading = reading.then(async () => {
-      place = await readOn(shower, path, place);
-    });
+    reading = reading.then(async () => { place = await readOn(shower, path, place); });
   };
   // inotify on the log's folder tells at once of a write, and of a log made or replaced; a
   // look once a second also sees a log whose folder was not there yet.

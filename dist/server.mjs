@@ -115,7 +115,7 @@ function callTool(params, id, era) {
   if (problem !== void 0) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
   const retry = era.modern ? answersOf(params, name, args) : void 0;
   if (retry !== void 0 && "error" in retry) return retry;
-  const alone = tool.handler.length === 1 && retry === void 0;
+  const alone = tool.handler.length < 2 && retry === void 0;
   const call = alone ? void 0 : new ToolCall(era, retry?.answers);
   let returned;
   try {
@@ -431,8 +431,8 @@ function elicit(call, message, form) {
   const capabilities = modern ? meta[CLIENT_CAPABILITIES_KEY] : clientCapabilities;
   if (!canElicit(capabilities)) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
   const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const answer2 = call.round === void 0 ? ask(call, request) : lookUp(call, call.round, request);
-  return answer2.then((value) => checkedAnswer(value, form));
+  const asked = call.round === void 0 ? ask(call, request) : lookUp(call, call.round, request);
+  return asked.then((value) => checkedAnswer(value, form));
 }
 function canElicit(capabilities) {
   if (!isObject(capabilities) || !isObject(capabilities.elicitation)) return false;
@@ -501,11 +501,11 @@ function answersOf(params, name, args) {
   const state = requestState === void 0 ? FIRST_ROUND : openState(requestState, name, args);
   if (state === void 0) return invalidParams('"requestState" is not one we wrote for this call');
   const answers = { ...state.answers };
-  for (const [key, answer2] of Object.entries(inputResponses)) {
+  for (const [key, given] of Object.entries(inputResponses)) {
     const named = `inputResponses[${show(key)}]`;
     if (!state.asked.includes(key)) log(`ignored ${named}: it answers nothing we asked`);
-    else if (!isElicitResult(answer2)) return invalidParams(`${named} is not an ElicitResult`);
-    else answers[key] = answer2;
+    else if (!isElicitResult(given)) return invalidParams(`${named} is not an ElicitResult`);
+    else answers[key] = given;
   }
   return { answers };
 }

@@ -189,10 +189,14 @@ function catchUp(writer, bytes) {
 `);
   }
 }
+function isBurst(crossed) {
+  if (crossed.kind !== "chunk" || crossed.chunk.length < AT_ONCE_MAX) return false;
+  return crossed.chunk.indexOf(10) !== crossed.chunk.lastIndexOf(10);
+}
 function logLater(writer, crossed) {
   writer.unread.push({ ...crossed, now: performance.now() });
   if (crossed.kind === "chunk") writer.behind += crossed.chunk.length;
-  if (writer.unread.length === 1 && writer.behind < AT_ONCE_MAX) return catchUp(writer, Infinity);
+  if (writer.unread.length === 1 && !isBurst(crossed)) return catchUp(writer, Infinity);
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
@@ -475,8 +479,8 @@ function statements(event, followed) {
 function diagram(events) {
   const messages = events.flatMap((event) => event.messages);
   const started = events.flatMap((event) => startedCommand(event) ?? [])[0];
-  const words2 = started?.split(" ").slice(0, 2) ?? ["server"];
-  const command2 = words2.map((word) => word.split("/").at(-1)).join(" ");
+  const firstWords = started?.split(" ").slice(0, 2) ?? ["server"];
+  const command2 = firstWords.map((word) => word.split("/").at(-1)).join(" ");
   const head = [
     "sequenceDiagram",
     `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
@@ -515,9 +519,7 @@ function differences(expected, actual, path, ignore) {
   if (ignored) return [];
   if (isRecord(expected) && isRecord(actual) && Array.isArray(expected) === Array.isArray(actual)) {
     const keys = /* @__PURE__ */ new Set([...Object.keys(expected), ...Object.keys(actual)]);
-    return [...keys].flatMap((key) => {
-      return differences(dig(expected, key), dig(actual, key), [...path, key], ignore);
-    });
+    return [...keys].flatMap((key) => differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
   if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
   return [{ path, expected, actual }];
@@ -560,9 +562,7 @@ function report(name2, found, redact2) {
 var REQUEST_STATE_PATH = ["result", "requestState"];
 function startReplay(line) {
   const { command: command2, args: args2, values: values2 } = line;
-  const server = spawned(command2, () => {
-    return spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] });
-  });
+  const server = spawned(command2, () => spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] }));
   server.stdin.on("error", () => {
   });
   const exited = new AbortController();
@@ -654,8 +654,7 @@ function notificationSummary(message) {
   const progress = dig(message.params, "progress");
   const total = dig(message.params, "total");
   const of = total === void 0 ? "" : `/${String(total)}`;
-  const step = `${String(progress)}${of}`;
-  return progress === void 0 ? message.method : `${message.method} ${step}`;
+  return progress === void 0 ? message.method : `${message.method} ${String(progress)}${of}`;
 }
 function responseSummary(message, elapsed) {
   const time = elapsed === void 0 ? void 0 : `${elapsed} ms`;

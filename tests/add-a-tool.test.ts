@@ -71,7 +71,8 @@ function transcript(body: string): string[] {
 
 /** Runs one of the section's shell lines in the copy, as a reader would; fails when it fails. */
 function shell(copy: string, command: string): { stdout: string; stderr: string } {
-  const ran = spawnSync("sh", ["-c", command], { cwd: copy, encoding: "utf8" });
+  // A limit, since a command that hangs would hold the whole file (spawnSync blocks the loop).
+  const ran = spawnSync("sh", ["-c", command], { cwd: copy, encoding: "utf8", timeout: 60_000 });
   assert.equal(ran.status, 0, `${command} failed:\n${ran.stdout}${ran.stderr}`);
   return { stdout: ran.stdout, stderr: ran.stderr };
 }
@@ -80,20 +81,24 @@ function shell(copy: string, command: string): { stdout: string; stderr: string 
 async function typed(copy: string, sent: readonly string[]): Promise<{ code: number | null; stdout: string }> {
   // The server runs in the copy's folder, where count_lines finds LICENSE.
   const server = start(process.execPath, [join(copy, "my-server.mjs")], { cwd: copy });
-  let expected = 0;
-  for (const line of sent) {
-    if (line.startsWith("← ")) {
-      expected += 1;
-      continue;
+  try {
+    let expected = 0;
+    for (const line of sent) {
+      if (line.startsWith("← ")) {
+        expected += 1;
+        continue;
+      }
+      const answered = () => server.output().split("\n").length > expected;
+      await waitUntil(answered, `${expected} answers before: ${line}`, 20_000);
+      const written = server.output().match(STATE)?.at(-1);
+      server.child.stdin.write(`${written === undefined ? line : line.replaceAll(SHOWN_STATE, written)}\n`);
     }
-    const answered = () => server.output().split("\n").length > expected;
-    await waitUntil(answered, `${expected} answers before: ${line}`, 20_000);
-    const written = server.output().match(STATE)?.at(-1);
-    server.child.stdin.write(`${written === undefined ? line : line.replaceAll(SHOWN_STATE, written)}\n`);
+    server.child.stdin.end();
+    const { code, stdout } = await server.finish;
+    return { code, stdout };
+  } finally {
+    server.child.kill();
   }
-  server.child.stdin.end();
-  const { code, stdout } = await server.finish;
-  return { code, stdout };
 }
 
 /** Checks that typing a transcript to the built copy gives the lines it shows. */
@@ -135,7 +140,7 @@ test("a handler that returns a string stops the build, with the message README s
   const handler = /( {4}handler: \(\{ text, times \}\) => \{\n[\s\S]*?\n {4}\},\n)/.exec(good)?.[1];
   assert.ok(handler !== undefined, "my-server.ts has no repeat handler");
   writeFileSync(source, good.replace(handler, '    handler: () => "oops",\n'));
-  const built = spawnSync(process.execPath, ["build.mjs", "my-server.ts"], { cwd: copy, encoding: "utf8" });
+  const built = spawnSync(process.execPath, ["build.mjs", "my-server.ts"], { cwd: copy, encoding: "utf8", timeout: 60_000 });
   writeFileSync(source, good);
   assert.equal(built.status, 1);
   assert.deepEqual(lines(built.stdout + built.stderr), console.slice(1));

@@ -1,9 +1,9 @@
 /**
  * Whatever a tool's handler returns or throws, its call is answered and the server lives on
  * (issue 31). Handlers written in plain JavaScript can hand back anything: each row below is
- * pasted into a copy of server.ts four times, as `() => VALUE`, `async () => VALUE` (handlers that
- * take their context) and `(args) => VALUE`, `async (args) => VALUE` (handlers that take their
- * arguments alone, as add does), and built. Over real pipes, each call is followed by a ping;
+ * pasted into a copy of server.ts four times, as `(args, context) => VALUE`,
+ * `async (args, context) => VALUE` (handlers that take their context) and `(args) => VALUE`,
+ * `async (args) => VALUE` (handlers that take their arguments alone, as add does), and built. Over real pipes, each call is followed by a ping;
  * every call must get a tool error naming what came back, every ping its answer, the log one
  * line per call, and the server must exit 0 at the end of input.
  */
@@ -44,8 +44,8 @@ const THROWN: Row[] = [
 
 /** The four handler forms: whether they take a context, and whether they are async. */
 const FORMS = [
-  { suffix: "sync", head: "() =>" },
-  { suffix: "async", head: "async () =>" },
+  { suffix: "sync", head: "(args, context) =>" },
+  { suffix: "async", head: "async (args, context) =>" },
   { suffix: "sync_args_only", head: "(args) =>" },
   { suffix: "async_args_only", head: "async (args) =>" },
 ];

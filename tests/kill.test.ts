@@ -87,3 +87,24 @@ test("a SIGKILL alone, 10 ms after the last response, leaves every line in the l
     });
     assert.deepEqual(losses, []);
   });
+
+/** A server that answers each request with a 20 KB result, one line bigger than a burst's chunk. */
+const BIG_ANSWERS = "require('node:readline').createInterface({ input: process.stdin }).on('line', (line) =>" +
+  " process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(line).id," +
+  " result: { text: 'x'.repeat(20000) } }) + '\\n'))";
+
+test("a SIGKILL at once after a response of 20 KB, one line in one chunk, leaves it in the log", LIMIT, async () => {
+  for (let run = 1; run <= 10; run++) {
+    const logPath = join(tempFolder("kill-big-"), "wire.log");
+    const wrap = start(process.execPath, [wrapPath, "--log", logPath, "--", process.execPath, "-e", BIG_ANSWERS]);
+    try {
+      for (let id = 1; id <= 3; id++) await ask(wrap.child, ping(id));
+      wrap.child.kill("SIGKILL");
+      await wrap.finish;
+      const answers = readFileSync(logPath, "utf8").split("\n").filter((event) => / ← \(\d+\.\d ms\) /.test(event));
+      assert.equal(answers.length, 3, `run ${run}: the log holds ${answers.length} of the 3 answers the client got`);
+    } finally {
+      wrap.child.kill("SIGKILL");
+    }
+  }
+});

@@ -228,6 +228,15 @@ async function rerecord(excerpt: readonly string[]): Promise<string[]> {
   const logPath = join(tempFolder("readme-wire-"), "wire.log");
   const [command = "", ...args] = commandOf(excerpt[0] ?? "");
   const wrap = start(process.execPath, [wrapPath, "--log", logPath, "--", command, ...args]);
+  try {
+    return await recordInto(wrap, excerpt, logPath);
+  } finally {
+    wrap.child.kill();
+  }
+}
+
+/** Does what an excerpt's client did, to a wrap that `rerecord` started, and returns its log. */
+async function recordInto(wrap: ReturnType<typeof start>, excerpt: readonly string[], logPath: string): Promise<string[]> {
   let shownAnswers = 0;
   let ended = false;
   // The client sent each line, ended its input or sent its signal once what it had seen by then had come.

@@ -59,7 +59,8 @@ for (const { file, log } of RECORDINGS) {
     assert.ok(commands !== undefined, `${file} has no command that writes ${log}`);
     // The block's commands, run as a reader pastes them; `cat` only prints what is checked below.
     const script = commands.body.filter((line) => !line.startsWith("cat ")).join("\n");
-    const ran = spawnSync("sh", ["-c", script], { cwd: copy, encoding: "utf8" });
+    // A limit, since a command that hangs would hold the whole file (spawnSync blocks the loop).
+    const ran = spawnSync("sh", ["-c", script], { cwd: copy, encoding: "utf8", timeout: 60_000 });
     assert.equal(ran.status, 0, ran.stderr);
     const real = lines(readFileSync(join(copy, log), "utf8"));
     const expected = streams(shown.body.filter((line) => line !== ""), copy);
