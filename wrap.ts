@@ -1339,8 +1339,7 @@ function countMessage(session: SessionFigures, each: Followed, elapsed: string |
   if (message.kind === "request") figures.count += 1;
   if (message.kind !== "response") return;
   if (each.failed) figures.errors += 1;
-  if (elapsed === undefined) return;
-  countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
+  if (elapsed !== undefined) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
 }
 
 /** Adds one event to the session it belongs to. */
@@ -1468,8 +1467,8 @@ const OPTIONS = {
   method: { type: "string", multiple: true },
 } as const;
 
-/** The recorder's words: it has no name, and runs the command after `--` if there is one. */
-const RECORDING = "[--log FILE] [-- COMMAND [ARGS...]]";
+/** The recorder's words: it has no name, and runs the command that follows its options. */
+const RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
 
 /** How a reader's words end when it runs the command after `--`, as replay does. */
 const RUNS_COMMAND = "-- COMMAND [ARGS...]";
@@ -1488,8 +1487,8 @@ const READERS = new Map<string, { usage: string; run: (line: CommandLine) => Pro
 
 /** What --help prints: the recorder's words, then each reader's. */
 const USAGE = `Usage: wrap ${RECORDING}
-Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
-and records every line to FILE (default: wire.log beside wrap.mjs).
+Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
+beside wrap.mjs; stdio passes through unchanged. Put \`--\` before a COMMAND that starts with -.
 Reading a log back (README, "Read a log back"):
 ${Array.from(READERS, ([name, { usage }]) => `  wrap ${name} ${usage}\n`).join("")}`;
 
@@ -1517,23 +1516,31 @@ if (argv.length === 1 && argv[0] === "--help") {
   process.stdout.write(USAGE); // An answer, so on stdout.
   process.exit(0);
 }
-// Before `--`, wrap's own words; after it, the command wrap runs, whose words are its own.
-const split = argv.indexOf("--");
+// wrap's own words come first. A reader's name starts a reader, which runs a command only after
+// `--` (replay). Any other word starts the command to record, its words its own, as with env,
+// nohup and time; `--` may mark where it starts. No command at all: server.mjs beside wrap.
+// parseArgs, not strict, reads each option with its value and stops nowhere: the first token
+// that is not an option is where wrap's own words end.
+const { tokens } = parseArgs({ args: argv, options: OPTIONS, strict: false, tokens: true });
+const ownEnd = tokens.find((token) => token.kind !== "option")?.index ?? argv.length;
+const reader = READERS.get(argv[ownEnd] ?? "");
+const split = reader === undefined ? ownEnd : argv.indexOf("--");
 const ownWords = split === -1 ? argv : argv.slice(0, split);
-const [command, ...args] = split === -1 ? [process.execPath, join(here, "server.mjs")] :
-  argv.slice(split + 1);
+const noCommand = split === -1 || split === argv.length;
+const commandWords = argv.slice(argv[split] === "--" ? split + 1 : split);
+const [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs")] : commandWords;
 // parseArgs throws on an unknown option, or an option without its value.
 const config = { args: ownWords, options: OPTIONS, allowPositionals: true } as const;
 const parsed = attempt(() => parseArgs(config));
 if (parsed === undefined) misuse();
-const { values, positionals: [name, logPath, ...extra] } = parsed;
-const reader = READERS.get(name ?? "");
+const { values } = parsed;
+// The first positional is the reader's name: a reader reads one log, and takes no other word.
+const [logPath, ...extra] = parsed.positionals.slice(1);
 // A command takes the options its words name: recording, --log alone.
-const usage = name === undefined ? RECORDING : reader?.usage ?? "";
+const usage = reader?.usage ?? RECORDING;
 const takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
 // How long replay waits for each response.
 const timeoutMs = Number(values.timeout ?? 5_000);
-const unknownWord = (name !== undefined && reader === undefined) || extra.length > 0;
 const foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
@@ -1541,7 +1548,7 @@ const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 
 // A reader that runs a command (replay) needs it after `--`; the other readers run none.
 const runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
 const commandMisplaced = reader !== undefined && (runsCommand ? split === -1 : split !== -1);
-const wrong = unknownWord || foreignOption || emptyWord || badTimeout || commandMisplaced;
+const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
 // No command: `--` with nothing after it.
 if (wrong || command === undefined) misuse();
 if (reader === undefined) {

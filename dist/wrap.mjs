@@ -367,8 +367,8 @@ function elicitAnswer(result) {
   return content === void 0 ? action : `${action} ${JSON.stringify(content)}`;
 }
 function followRequest(session, mark, message) {
-  const name2 = dig(message.params, "name");
-  const tool = message.method === "tools/call" && typeof name2 === "string" ? name2 : void 0;
+  const name = dig(message.params, "name");
+  const tool = message.method === "tools/call" && typeof name === "string" ? name : void 0;
   const state = dig(message.params, "requestState");
   const retry = state !== void 0 || dig(message.params, "inputResponses") !== void 0;
   const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
@@ -448,7 +448,7 @@ function sideName(messages, field, info) {
     dig(message, field, info, "name"),
     dig(message, field, "_meta", `io.modelcontextprotocol/${info}`, "name")
   ]);
-  return names.find((name2) => typeof name2 === "string");
+  return names.find((name) => typeof name === "string");
 }
 function describe({ message, request, place }, text) {
   if (message.kind === "other") return `not JSON-RPC ${label(text, 20)}`;
@@ -550,12 +550,12 @@ function describeDifference({ path, expected, actual }, redact2) {
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, got ${around(shownActual, at)}`;
 }
-function report(name2, found, redact2) {
+function report(name, found, redact2) {
   const line = (one) => `  ${describeDifference(one, redact2)}`;
   const shown = found.slice(0, REPORT_LINES - 2).map(line);
   const more = found.length - shown.length;
   if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name2}`, ...shown].join("\n");
+  const text = [`✗ ${name}`, ...shown].join("\n");
   const short = text.length > REPORT_CHARACTERS;
   return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
@@ -611,10 +611,10 @@ async function replayResponse(replay2, recorded, request) {
   if (typeof before === "string" && typeof now === "string") replay2.states.set(before, now);
   const found = actual === void 0 ? [] : differences(recorded, actual, [], replay2.ignored);
   replay2.tally[actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match"] += 1;
-  const name2 = request === void 0 ? id : `${id} ${JSON.stringify(request.method)}`;
-  if (actual === void 0) process.stdout.write(`✗ ${name2}: missing
+  const name = request === void 0 ? id : `${id} ${JSON.stringify(request.method)}`;
+  if (actual === void 0) process.stdout.write(`✗ ${name}: missing
 `);
-  if (found.length > 0) process.stdout.write(`${report(name2, found, replay2.redact)}
+  if (found.length > 0) process.stdout.write(`${report(name, found, replay2.redact)}
 `);
 }
 async function finishReplay(replay2) {
@@ -681,8 +681,8 @@ function summary({ message, request, place }, event) {
 function passes(shower, { message, request, failed }) {
   if (shower.errorsOnly && !failed) return false;
   if (shower.methods.length === 0) return true;
-  const name2 = message.kind === "notification" ? message.method : request?.name;
-  return shower.methods.some((wanted) => name2 === wanted || name2?.startsWith(`${wanted} `));
+  const name = message.kind === "notification" ? message.method : request?.name;
+  return shower.methods.some((wanted) => name === wanted || name?.startsWith(`${wanted} `));
 }
 function fitted(shower, time, mark, text, colour) {
   const characters = Array.from(`${time} ${mark} ${text.replace(/[\u0000-\u001f\u007f]/g, " ")}`);
@@ -740,9 +740,9 @@ async function followLog(shower, path) {
       place = await readOn(shower, path, place);
     });
   };
-  const name2 = basename(path);
+  const name = basename(path);
   attempt(() => watch(dirname(path), (_, changed) => {
-    if (changed === name2) readMore();
+    if (changed === name) readMore();
   }).on("error", () => {
   }));
   watchFile(path, { interval: 1e3 }, readMore);
@@ -789,8 +789,8 @@ function newFigures(start, command2, session) {
 function countIn(counts, key) {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-function figuresOf(session, { mark, method, tool, name: name2 }) {
-  const key = `${mark} ${name2}`;
+function figuresOf(session, { mark, method, tool, name }) {
+  const key = `${mark} ${name}`;
   const figures = session.requests.get(key) ?? { direction: mark, method, tool, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
   session.requests.set(key, figures);
   return figures;
@@ -802,8 +802,7 @@ function countMessage(session, each, elapsed) {
   if (message.kind === "request") figures.count += 1;
   if (message.kind !== "response") return;
   if (each.failed) figures.errors += 1;
-  if (elapsed === void 0) return;
-  countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
+  if (elapsed !== void 0) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
 }
 function countEvent(session, event, followed) {
   session.end = event.time;
@@ -865,9 +864,9 @@ function sessionText(figures, index) {
   };
   lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
   for (const each of figures.requests) {
-    const name2 = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
     const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
-    lines.push(cells([label(name2, 36), String(each.count), String(each.errors), ...times]));
+    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
   }
   const listed = (items) => items.length === 0 ? "none" : items.join(" · ");
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
@@ -924,7 +923,7 @@ var OPTIONS = {
   errors: { type: "boolean" },
   method: { type: "string", multiple: true }
 };
-var RECORDING = "[--log FILE] [-- COMMAND [ARGS...]]";
+var RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
 var RUNS_COMMAND = "-- COMMAND [ARGS...]";
 var READERS = /* @__PURE__ */ new Map([
   ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
@@ -937,10 +936,10 @@ var READERS = /* @__PURE__ */ new Map([
   ["stats", { usage: "[--json] WIRE_LOG", run: stats }]
 ]);
 var USAGE = `Usage: wrap ${RECORDING}
-Runs COMMAND (default: server.mjs beside wrap.mjs), passing its stdio through unchanged,
-and records every line to FILE (default: wire.log beside wrap.mjs).
+Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
+beside wrap.mjs; stdio passes through unchanged. Put \`--\` before a COMMAND that starts with -.
 Reading a log back (README, "Read a log back"):
-${Array.from(READERS, ([name2, { usage: usage2 }]) => `  wrap ${name2} ${usage2}
+${Array.from(READERS, ([name, { usage: usage2 }]) => `  wrap ${name} ${usage2}
 `).join("")}`;
 var MISUSE = 2;
 var LONGEST_TIMEOUT_MS = 2147483647;
@@ -959,24 +958,28 @@ if (argv.length === 1 && argv[0] === "--help") {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-var split = argv.indexOf("--");
+var { tokens } = parseArgs({ args: argv, options: OPTIONS, strict: false, tokens: true });
+var ownEnd = tokens.find((token) => token.kind !== "option")?.index ?? argv.length;
+var reader = READERS.get(argv[ownEnd] ?? "");
+var split = reader === void 0 ? ownEnd : argv.indexOf("--");
 var ownWords = split === -1 ? argv : argv.slice(0, split);
-var [command, ...args] = split === -1 ? [process.execPath, join(here, "server.mjs")] : argv.slice(split + 1);
+var noCommand = split === -1 || split === argv.length;
+var commandWords = argv.slice(argv[split] === "--" ? split + 1 : split);
+var [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs")] : commandWords;
 var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) misuse();
-var { values, positionals: [name, logPath, ...extra] } = parsed;
-var reader = READERS.get(name ?? "");
-var usage = name === void 0 ? RECORDING : reader?.usage ?? "";
+var { values } = parsed;
+var [logPath, ...extra] = parsed.positionals.slice(1);
+var usage = reader?.usage ?? RECORDING;
 var takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
 var timeoutMs = Number(values.timeout ?? 5e3);
-var unknownWord = name !== void 0 && reader === void 0 || extra.length > 0;
 var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
 var runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
 var commandMisplaced = reader !== void 0 && (runsCommand ? split === -1 : split !== -1);
-var wrong = unknownWord || foreignOption || emptyWord || badTimeout || commandMisplaced;
+var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
 if (wrong || command === void 0) misuse();
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));

@@ -374,17 +374,34 @@ test("with no arguments wrap runs server.mjs beside it and writes wire.log besid
 test("--help prints the usage on stdout and exits 0", LIMIT, async () => {
   const { code, stdout, stderr } = await runBytes([wrapPath, "--help"], Buffer.alloc(0));
   assert.equal(code, 0);
-  assert.match(stdout.toString(), /^Usage: wrap \[--log FILE\] \[-- COMMAND \[ARGS\.\.\.\]\]\n/);
+  assert.match(stdout.toString(), /^Usage: wrap \[--log FILE\] \[--\] \[COMMAND \[ARGS\.\.\.\]\]\n/);
   assert.equal(stderr.length, 0);
 });
 
 test("a command line wrap cannot read prints the usage on stderr and exits 2", LIMIT, async () => {
-  for (const args of [["--bogus"], ["--log"], ["--log", "x.log", "node"], ["--"], ["--log", "x.log", "--"], ["--", ""], ["--log="]]) {
+  for (const args of [["--bogus"], ["--log"], ["--log", "x.log", "show"], ["show", "x.log", "node"], ["--"], ["--log", "x.log", "--"], ["--", ""], ["--log="]]) {
     const { code, stdout, stderr } = await runBytes([wrapPath, ...args], Buffer.alloc(0));
     assert.equal(code, 2, args.join(" "));
     assert.equal(stdout.length, 0);
     assert.match(stderr.toString(), /^Usage: wrap/);
   }
+});
+
+test("the command starts at the first word that is not wrap's own, as with env: `--` is not needed, and the command's own words are its own", LIMIT, async () => {
+  const folder = tempDir();
+  const logPath = join(folder, "wire.log");
+  // The command prints the words it was given; `--log` and `--` after its name are its own.
+  const script = "process.stdout.write(JSON.stringify(process.argv.slice(1)) + '\\n')";
+  const command = [process.execPath, "-e", script, "--", "--log", join(folder, "other.log")];
+  for (const own of [["--log", logPath], [`--log=${logPath}`], ["--log", logPath, "--"]]) {
+    const { code, stdout } = await runBytes([wrapPath, ...own, ...command], Buffer.alloc(0));
+    assert.equal(code, 0, own.join(" "));
+    assert.deepEqual(JSON.parse(stdout.toString()), ["--log", join(folder, "other.log")]);
+  }
+  const starts = readFileSync(logPath, "utf8").split("\n").filter((line) => / # start /.test(line));
+  assert.equal(starts.length, 3);
+  for (const start of starts) assert.ok(start.endsWith(`: ${command.join(" ")}`), start);
+  assert.deepEqual(readdirSync(folder), ["wire.log"]);
 });
 
 test("the official SDK client talks to dist/server.mjs through dist/wrap.mjs, and the log shows the handshake", LIMIT, async () => {

@@ -40,10 +40,22 @@ export function readmeBlock(info) {
  * @returns {string}
  */
 export function withReadmeTool(info, { imports = false } = {}) {
+  return withReadmeTools([info], { imports });
+}
+
+/**
+ * server.ts with docs/tools.md's entries `infos`, in that order, before the `];` that closes
+ * TOOLS and, when `imports` is true, its `ts imports` block after server.ts's own import.
+ * @param {readonly string[]} infos
+ * @param {{ imports?: boolean }} [options]
+ * @returns {string}
+ */
+export function withReadmeTools(infos, { imports = false } = {}) {
   const source = readFileSync(join(root, "server.ts"), "utf8");
   const close = source.indexOf("\n];\n", source.indexOf("const TOOLS: Tool[] = ["));
   if (close === -1 || !source.includes(OWN_IMPORT)) throw new Error("server.ts has changed shape");
-  const pasted = `${source.slice(0, close)}\n${readmeBlock(info)}${source.slice(close)}`;
+  const entries = infos.map((info) => `\n${readmeBlock(info)}`).join("");
+  const pasted = `${source.slice(0, close)}${entries}${source.slice(close)}`;
   return imports ? pasted.replace(OWN_IMPORT, `${OWN_IMPORT}${readmeBlock("ts imports")}\n`) : pasted;
 }
 
