@@ -8,10 +8,12 @@
  * then `message_delta` with the stop reason, then `message_stop`), and
  * `POST /v1/messages/count_tokens` for a token count. The script of this stand-in is the
  * article's unless a test gives another: when the request offers the MCP tool
- * `mcp__json-rpc-study__add` and the last user message holds no tool result yet, the model
- * "decides" to call it with `{"a":100,"b":111}`; when the last user message carries a
- * `tool_result`, it answers with text quoting that result. Any other request gets a short
- * text answer. Every request is recorded, so a test can read what the model was shown.
+ * `mcp__json-rpc-study__add` (or any tool of that server) and the last user message holds no
+ * tool result yet, the model "decides" to call add with `{"a":100,"b":111}`; when the last
+ * user message carries a `tool_result`, it answers with text quoting that result. A test may
+ * give other calls, and further ones made one after each tool result before that text. Any
+ * other request gets a short text answer. Every request is recorded, so a test can read what
+ * the model was shown.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { once } from "node:events";
@@ -112,13 +114,29 @@ export function lastToolResults(body: unknown): string[] {
   });
 }
 
-/** What the model answers to a request: the script's turn, step by step. */
-function answerTo(body: unknown, script: ToolScript): AnswerBlock[] {
+/** How many tool results a request's whole conversation holds: how many calls were made. */
+function toolResultCount(body: unknown): number {
+  if (!isObject(body) || !Array.isArray(body.messages)) return 0;
+  return body.messages.flatMap((message: unknown) => {
+    const content = isObject(message) && Array.isArray(message.content) ? message.content : [];
+    return content.filter((block: unknown) => isObject(block) && block.type === "tool_result");
+  }).length;
+}
+
+/** What the model answers to a request: the script's turn, step by step, a call per step. */
+function answerTo(body: unknown, scripts: readonly ToolScript[]): AnswerBlock[] {
   const results = lastToolResults(body);
-  // The tool's own name is what follows the last "__" of mcp__<server>__<tool>.
-  const named = script.tool.split("__").at(-1);
-  if (results.length > 0) return [{ type: "text", text: `The ${named} tool says: ${results.join(" ")}` }];
-  const offered = offeredTools(body).some((tool) => tool.name === script.tool);
+  const made = results.length > 0 ? toolResultCount(body) : 0;
+  const script = scripts[made];
+  if (script === undefined) {
+    // The tool's own name is what follows the last "__" of mcp__<server>__<tool>.
+    const named = scripts[made - 1]?.tool.split("__").at(-1);
+    return [{ type: "text", text: `The ${named} tool says: ${results.join(" ")}` }];
+  }
+  // A tool of the same server is offered (mcp__<server>__…): the model may also call a name
+  // the server does not have.
+  const server = script.tool.slice(0, script.tool.lastIndexOf("__") + 2);
+  const offered = offeredTools(body).some((tool) => tool.name.startsWith(server));
   const call = { type: "tool_use", id: script.toolUseId, name: script.tool, input: { ...script.input } } as const;
   if (offered) return [call];
   return [{ type: "text", text: "OK" }];
@@ -206,8 +224,12 @@ function sendJson(response: ServerResponse, status: number, value: unknown): voi
   response.end(JSON.stringify(value));
 }
 
-/** Starts the stand-in on 127.0.0.1 with a port the system picks; its model makes `script`'s call. */
-export async function startMessagesApi(script: ToolScript = ADD_SCRIPT): Promise<MessagesApi> {
+/**
+ * Starts the stand-in on 127.0.0.1 with a port the system picks; its model makes `script`'s
+ * call, then each of `next`, one after each tool result, in the same session.
+ */
+export async function startMessagesApi(script: ToolScript = ADD_SCRIPT,
+  next: readonly ToolScript[] = []): Promise<MessagesApi> {
   const requests: RecordedRequest[] = [];
   let count = 0;
   const server = createServer(async (request, response) => {
@@ -226,7 +248,7 @@ export async function startMessagesApi(script: ToolScript = ADD_SCRIPT): Promise
       sendJson(response, 404, { type: "error", error });
       return;
     }
-    const blocks = answerTo(body, script);
+    const blocks = answerTo(body, [script, ...next]);
     const streamed = isObject(body) && body.stream === true;
     if (!streamed) {
       sendJson(response, 200, messageOf(body, id, blocks));
