@@ -2,6 +2,7 @@
 
 // server.ts
 import process from "node:process";
+import { createInterface } from "node:readline";
 var TOOLS = [
   {
     name: "add",
@@ -14,8 +15,8 @@ var TOOLS = [
       },
       required: ["a", "b"]
     },
-    // The schema has made sure that a and b are numbers. It cannot say "finite", and JSON.parse
-    // reads 1e400 as Infinity; nor can it say that the sum must fit.
+    // The schema is a promise the client may not keep: in JavaScript "1" + 2 is "12". Nor can
+    // it say "finite": JSON.parse reads 1e400 as Infinity.
     handler: ({ a, b }) => {
       if (!isFiniteNumber(a)) return toolResult('Invalid arguments: "a" must be finite', true);
       if (!isFiniteNumber(b)) return toolResult('Invalid arguments: "b" must be finite', true);
@@ -32,26 +33,214 @@ function toolResult(text, isError) {
   const content = [{ type: "text", text }];
   return isError ? { content, isError } : { content };
 }
-var LEGACY = { modern: false, meta: {} };
+var NO_CONTEXT = { signal: new AbortController().signal, progress: noProgress, elicit: noForm };
+function noProgress(progress, total, message) {
+}
+function noForm(message, form) {
+  return Promise.reject(new Error("This server cannot ask the user"));
+}
 var SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
-var LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 var CAPABILITIES = { tools: {} };
+var LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+var serve = (method, params, id) => METHODS.get(method)?.(params, id);
+var runTool = (tool, args, params, id) => Promise.resolve(args).then((given) => tool.handler(given, NO_CONTEXT)).then((result) => ({ result }), (error) => ({ result: toolResult(String(error), true) }));
+var answerBatch = (values) => respond(values);
+var receive = (response2) => void 0;
+var writeLog = (line) => process.stderr.write(line);
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function initialize({ clientInfo, protocolVersion: asked }) {
+  log(`initialize: client=${JSON.stringify(clientInfo)} protocol=${JSON.stringify(asked)}`);
+  const protocolVersion = LEGACY_VERSIONS.find((known) => known === asked) ?? LEGACY_VERSIONS[0];
+  return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
+}
+function callTool(params, id) {
+  const { name, arguments: args = {} } = params;
+  const tool = TOOLS.find((candidate) => candidate.name === name);
+  if (typeof name !== "string" || !isObject(args)) return failure(INVALID_PARAMS, NOT_A_CALL);
+  if (tool === void 0) return failure(INVALID_PARAMS, `Unknown tool: ${name}`);
+  return runTool(tool, args, params, id);
+}
+var NOT_A_CALL = 'Invalid params: "name" must be a string and "arguments" an object';
+var METHODS = /* @__PURE__ */ new Map([
+  ["initialize", initialize],
+  ["ping", () => ({ result: {} })],
+  ["tools/list", () => ({ result: { tools: TOOLS.map(({ handler, ...tool }) => tool) } })],
+  ["tools/call", callTool]
+]);
+var NOTIFICATIONS = /* @__PURE__ */ new Map([
+  ["notifications/initialized", () => log("client initialized")]
+]);
 var PARSE_ERROR = -32700;
 var INVALID_REQUEST = -32600;
 var METHOD_NOT_FOUND = -32601;
 var INVALID_PARAMS = -32602;
-var INTERNAL_ERROR = -32603;
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+var failure = (code, message) => ({ error: { code, message } });
+var response = (id, outcome) => ({ jsonrpc: "2.0", id, ...outcome });
+function respond(value) {
+  const invalid = (id2, reason) => response(id2, failure(INVALID_REQUEST, `Invalid Request: ${reason}`));
+  if (!isObject(value)) return invalid(null, "not a JSON object");
+  const { jsonrpc, id: given, method, params = {} } = value;
+  if (method === void 0 && ("result" in value || "error" in value)) return receive(value);
+  const exact = typeof given === "string" || typeof given === "number" && Number.isSafeInteger(given);
+  const id = exact ? given : null;
+  if (jsonrpc !== "2.0") return invalid(id, '"jsonrpc" must be "2.0"');
+  if (typeof method !== "string") return invalid(id, '"method" must be a string');
+  const structured = typeof params === "object" && params !== null;
+  if (!structured) return invalid(id, '"params" must be an object or an array');
+  const named = isObject(params) ? params : {};
+  if (given === void 0) NOTIFICATIONS.get(method)?.(named);
+  if (given === void 0) return void 0;
+  if (id === null) return invalid(null, '"id" must be a string or an integer');
+  const served = serve(method, named, id) ?? failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
+  if (!(served instanceof Promise)) return response(id, served);
+  return served.then((done) => done === void 0 ? void 0 : response(id, done));
 }
-function isRequestId(value) {
-  return typeof value === "string" || Number.isSafeInteger(value);
+function answer(line) {
+  let value;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    if (/^[ \t\r]*$/.test(line)) return void 0;
+    return response(null, failure(PARSE_ERROR, "Parse error"));
+  }
+  return Array.isArray(value) ? answerBatch(value) : respond(value);
+}
+function send(message) {
+  if (message !== void 0) process.stdout.write(`${JSON.stringify(message)}
+`);
+}
+var log = (text) => writeLog(`[server] ${text}
+`);
+var lines = createInterface({ input: process.stdin });
+lines.on("line", (line) => void Promise.resolve(answer(line)).then(send));
+log("stdio server started — waiting for JSON-RPC messages on stdin");
+lines.close();
+var MAX_LINE_BYTES = 64 * 1024 * 1024;
+var MAX_WRITE = 1024 * 1024;
+var INTERNAL_ERROR = -32603;
+var UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+var LineSplitter = class {
+  /** The line whose "\n" has not come yet, as the pieces it came in. */
+  #pieces = [];
+  /** Its length so far, in bytes, including any that were not held. */
+  #size = 0;
+  /** Returns the lines a chunk completes, without their "\n". */
+  transform(chunk) {
+    const last = chunk.lastIndexOf(10);
+    if (last === -1) {
+      this.#hold(chunk);
+      return [];
+    }
+    const first = this.#size > 0 ? chunk.indexOf(10) : -1;
+    const whole = first < last ? decodeLines(chunk.subarray(first + 1, last)) : [];
+    const lines2 = first === -1 ? whole : [this.#end(chunk.subarray(0, first)), ...whole];
+    this.#hold(chunk.subarray(last + 1));
+    return lines2;
+  }
+  /** Returns the last line, if the input ended after it without a "\n". */
+  flush() {
+    return this.#size === 0 ? [] : [this.#end(Buffer.alloc(0))];
+  }
+  /** Adds a piece to the open line, holding its bytes only while the line is within the cap. */
+  #hold(piece) {
+    this.#size += piece.length;
+    if (this.#size <= MAX_LINE_BYTES && piece.length > 0) this.#pieces.push(piece);
+  }
+  /** Ends the open line with its last piece, and hands it over: its text, or the error that
+   * answers it. */
+  #end(piece) {
+    this.#hold(piece);
+    const size = this.#size;
+    const bytes = Buffer.concat(this.#pieces);
+    this.#pieces = [];
+    this.#size = 0;
+    if (size <= MAX_LINE_BYTES) return decodeLines(bytes)[0] ?? "";
+    return failure(INVALID_REQUEST, `Invalid Request: line too long (${size} bytes)`);
+  }
+};
+function decodeLines(bytes) {
+  try {
+    return UTF8.decode(bytes).split("\n");
+  } catch {
+    const pieces = bytes.toString("latin1").split("\n");
+    if (pieces.length === 1) return [failure(PARSE_ERROR, "Parse error")];
+    return pieces.flatMap((piece) => decodeLines(Buffer.from(piece, "latin1")));
+  }
+}
+var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
+function answerLine(line) {
+  if (typeof line !== "string") return response(null, line);
+  const text = line.charCodeAt(0) === 65279 ? line.slice(1) : line;
+  if (text.length < 16 && OPENING_PIECE.test(text)) {
+    log("each message must be on one line, not pretty-printed");
+  }
+  return answer(text);
+}
+function lineOf(reply) {
+  try {
+    return `${JSON.stringify(reply)}
+`;
+  } catch (error) {
+    log(`a reply could not be written as JSON: ${String(error)}`);
+    const id = Array.isArray(reply) ? null : reply.id;
+    return `${JSON.stringify(response(id, failure(INTERNAL_ERROR, "Internal error")))}
+`;
+  }
+}
+function write(text) {
+  const flowing = process.stdout.write(text);
+  if (!flowing && !process.stdin.isPaused()) {
+    process.stdin.pause();
+    process.stdout.once("drain", () => process.stdin.resume());
+  }
+}
+var pending = /* @__PURE__ */ new Set();
+function writeLater(reply) {
+  const written = reply.then((ready) => {
+    if (ready !== void 0) write(lineOf(ready));
+    pending.delete(written);
+  });
+  pending.add(written);
+}
+function answerLines(lines2) {
+  let text = "";
+  for (const line of lines2) {
+    const reply = answerLine(line);
+    if (reply instanceof Promise) writeLater(reply);
+    else if (reply !== void 0) text += lineOf(reply);
+    if (text.length >= MAX_WRITE) {
+      write(text);
+      text = "";
+    }
+  }
+  if (text !== "") write(text);
+}
+var splitter = new LineSplitter();
+process.stdin.on("data", (chunk) => answerLines(splitter.transform(chunk)));
+process.stdin.on("end", async () => {
+  answerLines(splitter.flush());
+  while (pending.size > 0) await Promise.all(pending);
+  process.stdout.write("", () => process.exit(0));
+});
+process.stdin.resume();
+process.stdout.on("error", () => process.exit(0));
+process.stderr.on("error", () => {
+});
+METHODS.set("tools/call", (params, id) => argumentsProblem(params) ?? callTool(params, id));
+function argumentsProblem({ name, arguments: args = {} }) {
+  const tool = TOOLS.find((candidate) => candidate.name === name);
+  if (tool === void 0 || !isObject(args)) return void 0;
+  const problem = checkArguments(tool.inputSchema, args);
+  if (problem === void 0) return void 0;
+  return { result: toolResult(`Invalid arguments: ${problem}`, true) };
 }
 function checkArguments(schema, args) {
   const missing = schema.required?.find((name) => !Object.hasOwn(args, name));
   if (missing !== void 0) return `"${missing}" is required`;
-  for (const name in schema.properties) {
-    const type = schema.properties[name]?.type ?? "";
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const type = isObject(property) && typeof property.type === "string" ? property.type : "";
     const value = args[name];
     const actual = Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
     const fits = type === "integer" ? Number.isInteger(value) : actual === type;
@@ -60,80 +249,32 @@ function checkArguments(schema, args) {
   }
   return void 0;
 }
-function failure(code, message, data) {
-  return { error: data === void 0 ? { code, message } : { code, message, data } };
+serve = serveSafely;
+function serveSafely(method, params, id) {
+  const failed = (error) => {
+    log(`${JSON.stringify(method)} failed: ${describe(error)}`);
+    return failure(INTERNAL_ERROR, "Internal error");
+  };
+  try {
+    const served = METHODS.get(method)?.(params, id);
+    return served instanceof Promise ? served.catch(failed) : served;
+  } catch (error) {
+    return failed(error);
+  }
 }
-function response(id, outcome) {
-  return { jsonrpc: "2.0", id, ...outcome };
-}
-function invalidRequest(reason) {
-  return failure(INVALID_REQUEST, `Invalid Request: ${reason}`);
-}
-function invalidParams(reason) {
-  return failure(INVALID_PARAMS, `Invalid params: ${reason}`);
-}
-function internalError(method, error) {
-  log(`${show(method)} failed: ${describeError(error)}`);
-  return failure(INTERNAL_ERROR, "Internal error");
-}
-function log(text) {
-  process.stderr.write(`[server] ${text}
-`);
-}
-function show(value) {
-  if (typeof value === "number" || value === null) return String(value);
-  if (typeof value !== "string") return `(${typeof value})`;
-  const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  return JSON.stringify(value).replace(/[\p{Cc}\u2028\u2029]/gu, escape);
-}
-function describeError(error) {
+function describe(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);
 }
-function logClient(method, clientInfo, protocolVersion) {
-  const client = isObject(clientInfo) ? clientInfo : {};
-  const who = `${show(client.name)} ${show(client.version)}`;
-  log(`${method}: client=${who} protocol=${show(protocolVersion)}`);
-}
-var clientCapabilities;
-function initialize(params) {
-  logClient("initialize", params.clientInfo, params.protocolVersion);
-  clientCapabilities = params.capabilities;
-  const asked = LEGACY_VERSIONS.find((version) => version === params.protocolVersion);
-  const protocolVersion = asked ?? LEGACY_VERSIONS[0];
-  return { result: { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
-}
-function listTools() {
-  return { result: { tools: TOOLS.map(({ handler, ...definition }) => definition) } };
-}
-function callTool(params, id, era) {
-  const { name, arguments: args = {} } = params;
-  if (typeof name !== "string") return invalidParams('"name" must be a string');
-  if (!isObject(args)) return invalidParams('"arguments" must be an object');
-  const tool = TOOLS.find((candidate) => candidate.name === name);
-  if (tool === void 0) return failure(INVALID_PARAMS, `Unknown tool: ${name}`);
-  const problem = checkArguments(tool.inputSchema, args);
-  if (problem !== void 0) return { result: toolResult(`Invalid arguments: ${problem}`, true) };
-  const retry = era.modern ? answersOf(params, name, args) : void 0;
-  if (retry !== void 0 && "error" in retry) return retry;
-  const alone = tool.handler.length < 2 && retry === void 0;
-  const call = alone ? void 0 : new ToolCall(era, retry?.answers);
-  let returned;
+function runHandler(tool, args, context) {
+  const failed = (error) => ({ result: toolError(tool.name, error) });
   try {
-    returned = tool.handler(args, call ?? NO_CONTEXT);
+    const returned = tool.handler(args, context);
+    if (!(returned instanceof Promise)) return { result: resultOf(tool.name, returned) };
+    return returned.then((value) => ({ result: resultOf(tool.name, value) }), failed);
   } catch (error) {
-    call?.end();
-    return { result: toolError(name, error) };
+    return failed(error);
   }
-  if (returned instanceof Promise) return settle(returned, id, name, args, call);
-  call?.end();
-  return { result: resultOf(name, returned) };
 }
-var NO_CONTEXT = {
-  signal: new AbortController().signal,
-  progress: () => {
-  },
-  elicit: () => Promise.reject(new Error("This handler declared no context"))
-};
 function resultOf(name, value) {
   if (isCallToolResult(value)) return value;
   return toolError(name, `The tool returned ${whatIs(value)}, not a result with a content array`);
@@ -148,148 +289,36 @@ function whatIs(value) {
 }
 function toolError(name, error) {
   const aborted = error instanceof Error && error.name === "AbortError";
-  const plain = aborted || error instanceof ElicitationError;
-  const said = plain ? error.message : describeError(error);
-  log(`tool ${show(name)} ${aborted ? "stopped" : "failed"}: ${said}`);
+  const refused = error instanceof Error && error.name === "ElicitationError";
+  const said = aborted || refused ? error.message : describe(error);
+  log(`tool ${JSON.stringify(name)} ${aborted ? "stopped" : "failed"}: ${said}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
 }
-var METHODS = {
-  initialize,
-  ping: () => ({ result: {} }),
-  "tools/list": listTools,
-  "tools/call": callTool,
-  // The 2026-07-28 era's probe, answered in any era (below the stop line).
-  "server/discover": discover
-};
-var NOTIFICATIONS = /* @__PURE__ */ new Map([
-  ["notifications/initialized", () => log("client initialized")],
-  // A call in flight is stopped by its request id (below the stop line).
-  ["notifications/cancelled", cancel]
-]);
-function serve({ id, method, params }, era) {
-  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : void 0;
-  if (handler === void 0) return failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
-  try {
-    return handler(params, id, era);
-  } catch (error) {
-    return internalError(method, error);
-  }
+writeLog = writeLogEscaped;
+var UNPRINTABLE = /[\0-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+var MAX_LOG_BACKLOG = 1024 * 1024;
+var droppedLogLines = 0;
+function escapeForTerminal(text) {
+  const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return text.replace(UNPRINTABLE, escape);
 }
-function classify(value) {
-  if (!isObject(value)) return { kind: "invalid", id: null, reason: "not a JSON object" };
-  const answers = Object.hasOwn(value, "result") || Object.hasOwn(value, "error");
-  if (answers && !Object.hasOwn(value, "method")) return { kind: "response", response: value };
-  const id = isRequestId(value.id) ? value.id : null;
-  const invalid = (reason) => ({ kind: "invalid", id, reason });
-  const { jsonrpc, method, params = {} } = value;
-  if (jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
-  if (typeof method !== "string") return invalid('"method" must be a string');
-  const named = isObject(params) ? params : {};
-  const structured = isObject(params) || Array.isArray(params);
-  if (!structured) return invalid('"params" must be an object or an array');
-  if (!Object.hasOwn(value, "id")) return { kind: "notification", jsonrpc, method, params: named };
-  if (id === null) return invalid('"id" must be a string or an integer');
-  return { kind: "request", jsonrpc, id, method, params: named };
+function writeLogEscaped(line) {
+  if (process.stderr.writableLength > MAX_LOG_BACKLOG) {
+    droppedLogLines += 1;
+    if (droppedLogLines === 1) process.stderr.once("drain", sayDropped);
+    return false;
+  }
+  return process.stderr.write(escapeForTerminal(line));
 }
-function respond(value) {
-  const message = classify(value);
-  if (message.kind === "invalid") return response(message.id, invalidRequest(message.reason));
-  if (message.kind === "notification") NOTIFICATIONS.get(message.method)?.(message.params);
-  if (message.kind === "response") receive(message.response);
-  if (message.kind !== "request") return void 0;
-  const served = message.params._meta === void 0 ? serve(message, LEGACY) : serveInEra(message);
-  if (served instanceof Promise) return later(message, served);
-  return response(message.id, served);
+function sayDropped() {
+  const dropped = droppedLogLines;
+  droppedLogLines = 0;
+  log(`dropped ${dropped} log lines: stderr was not read`);
 }
-var MAX_LINE_BYTES = 64 * 1024 * 1024;
-var BLANK_LINE = /^[ \t\n\r]*$/;
-var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
-var UTF8 = new TextDecoder("utf-8", { fatal: true });
-var LineSplitter = class {
-  /** The line whose "\n" has not come yet, as the pieces it came in. */
-  #pieces = [];
-  /** Its length so far, in bytes, including any that were not held. */
-  #size = 0;
-  /** Returns the lines a chunk completes, without their "\n". */
-  transform(chunk) {
-    const lines = [];
-    let start = 0;
-    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      this.#hold(chunk.subarray(start, end));
-      lines.push(this.#take());
-      start = end + 1;
-    }
-    this.#hold(chunk.subarray(start));
-    return lines;
-  }
-  /** Returns the last line, if the input ended after it without a "\n". */
-  flush() {
-    return this.#size === 0 ? [] : [this.#take()];
-  }
-  /** Adds a piece to the line, holding its bytes only while the line is within the cap. */
-  #hold(piece) {
-    this.#size += piece.length;
-    if (this.#size <= MAX_LINE_BYTES) this.#pieces.push(piece);
-  }
-  /** Ends the line and hands it over, as text when it is within the cap and UTF-8. */
-  #take() {
-    const size = this.#size;
-    const bytes = Buffer.concat(this.#pieces);
-    this.#pieces = [];
-    this.#size = 0;
-    if (size > MAX_LINE_BYTES) return invalidRequest(`line too long (${size} bytes)`);
-    try {
-      return UTF8.decode(bytes);
-    } catch {
-      return failure(PARSE_ERROR, "Parse error");
-    }
-  }
-};
-var splitter = new LineSplitter();
-function answer(line) {
-  if (typeof line !== "string") return response(null, line);
-  let value;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    if (BLANK_LINE.test(line)) return void 0;
-    if (OPENING_PIECE.test(line)) log("each message must be on one line, not pretty-printed");
-    return response(null, failure(PARSE_ERROR, "Parse error"));
-  }
-  return Array.isArray(value) ? answerBatch(value) : respond(value);
-}
-function write(messages) {
-  const text = messages.map((message) => `${JSON.stringify(message)}
-`).join("");
-  const flowing = process.stdout.write(text);
-  if (!flowing && !process.stdin.isPaused()) {
-    process.stdin.pause();
-    process.stdout.once("drain", () => process.stdin.resume());
-  }
-}
-function send(lines) {
-  const ready = [];
-  for (const line of lines) {
-    const reply = answer(line);
-    if (reply instanceof Promise) writeLater(reply);
-    else if (reply !== void 0) ready.push(reply);
-  }
-  if (ready.length > 0) write(ready);
-}
-process.stdin.on("data", (chunk) => send(splitter.transform(chunk)));
-process.stdin.on("end", async () => {
-  send(splitter.flush());
-  if (awaiting.size > 0) unanswerable();
-  if (pending.size > 0) await Promise.all(pending);
-  process.stdout.write("", () => process.exit(0));
-});
-process.stdout.on("error", () => process.exit(0));
-process.stderr.on("error", () => {
-});
-process.on("unhandledRejection", (error) => log(`unhandled rejection: ${describeError(error)}`));
-log("stdio server started — waiting for JSON-RPC messages on stdin");
-function answerBatch(batch) {
-  if (batch.length === 0) return response(null, invalidRequest("empty batch"));
+answerBatch = answerEntries;
+function answerEntries(batch) {
+  const empty = failure(INVALID_REQUEST, "Invalid Request: empty batch");
+  if (batch.length === 0) return response(null, empty);
   const replies = batch.map(respond);
   const ready = (reply) => !(reply instanceof Promise);
   return replies.every(ready) ? batchOf(replies) : Promise.all(replies).then(batchOf);
@@ -308,57 +337,75 @@ var SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 var MODERN_FIELDS = { resultType: "complete", _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
 var CACHE_HINTS = { ttlMs: 36e5, cacheScope: "public" };
 var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-function serveInEra(request) {
-  const { method, params } = request;
+function invalidParams(reason) {
+  return failure(INVALID_PARAMS, `Invalid params: ${reason}`);
+}
+var legacyCapabilities;
+serve = serveInEra;
+METHODS.set("initialize", (params) => {
+  legacyCapabilities = params.capabilities;
+  return initialize(params);
+});
+METHODS.set("server/discover", discover);
+function serveInEra(method, params, id) {
+  if (params._meta === void 0) return serveSafely(method, params, id);
   const era = eraOf(isObject(params._meta) ? params._meta : {});
-  if (!("modern" in era)) return era;
-  if (!era.modern) return serve(request, era);
-  const removed = !MODERN_METHODS.includes(method);
-  if (removed) return failure(METHOD_NOT_FOUND, `Method not found: ${method}`);
-  const served = serve(request, era);
-  if (!(served instanceof Promise)) return inEra(method, served);
-  return served.then((done) => done === void 0 ? void 0 : inEra(method, done));
+  if (era !== "modern") return era === "legacy" ? serveSafely(method, params, id) : era;
+  if (!MODERN_METHODS.includes(method)) return void 0;
+  const served = serveSafely(method, params, id);
+  if (served instanceof Promise) return served.then((done) => asModern(method, done));
+  return asModern(method, served);
 }
 function eraOf(meta) {
   const version = meta[PROTOCOL_VERSION_KEY];
-  const legacy = version === void 0 || LEGACY_VERSIONS.some((known) => known === version);
-  if (legacy) return { modern: false, meta };
+  if (version === void 0 || LEGACY_VERSIONS.some((known) => known === version)) return "legacy";
   const named = `_meta["${PROTOCOL_VERSION_KEY}"]`;
   if (typeof version !== "string") return invalidParams(`${named} must be a string`);
   if (version !== MODERN_VERSION) {
     const data = { supported: SUPPORTED_VERSIONS, requested: version };
-    return failure(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data);
+    const message = "Unsupported protocol version";
+    return { error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data } };
   }
   const required = `_meta["${CLIENT_CAPABILITIES_KEY}"] is required`;
-  if (!isObject(meta[CLIENT_CAPABILITIES_KEY])) return invalidParams(required);
-  return { modern: true, meta };
+  return isObject(meta[CLIENT_CAPABILITIES_KEY]) ? "modern" : invalidParams(required);
 }
-function inEra(method, outcome) {
-  if ("error" in outcome) return outcome;
+function isModern(meta) {
+  return isObject(meta) && meta[PROTOCOL_VERSION_KEY] === MODERN_VERSION;
+}
+function capabilitiesOf(meta) {
+  return isObject(meta) && isModern(meta) ? meta[CLIENT_CAPABILITIES_KEY] : legacyCapabilities;
+}
+function asModern(method, outcome) {
+  if (outcome === void 0 || "error" in outcome) return outcome;
   const hints = method === "tools/list" ? CACHE_HINTS : {};
   const result = { ...outcome.result, ...hints, ...MODERN_FIELDS };
   if (outcome.result.resultType === "input_required") result.resultType = "input_required";
   return { result };
 }
-function discover(_params, _id, { meta }) {
-  logClient("server/discover", meta[CLIENT_INFO_KEY], meta[PROTOCOL_VERSION_KEY]);
+function discover(params) {
+  const meta = isObject(params._meta) ? params._meta : {};
+  const [client, protocol] = [meta[CLIENT_INFO_KEY], meta[PROTOCOL_VERSION_KEY]];
+  log(`server/discover: client=${JSON.stringify(client)} protocol=${JSON.stringify(protocol)}`);
   const offer = { supportedVersions: SUPPORTED_VERSIONS, capabilities: CAPABILITIES };
   return { result: { ...offer, ...CACHE_HINTS, ...MODERN_FIELDS } };
 }
+runTool = runInFlight;
+NOTIFICATIONS.set("notifications/cancelled", cancel);
+function isRequestId(value) {
+  return typeof value === "string" || Number.isSafeInteger(value);
+}
 var inFlight = /* @__PURE__ */ new Map();
-var pending = /* @__PURE__ */ new Set();
 var ToolCall = class {
-  era;
-  /** 2026-07-28: this round's elicitation (elicitation, below); undefined in a legacy era. */
-  round;
+  /** The request's `_meta`: its progressToken, and in 2026-07-28 its era and the client. */
+  meta;
   /** The client's token for this call's progress, until the call ends: then there is none. */
   #progressToken;
   #lastProgress = -Infinity;
   #controller;
-  constructor(era, answers) {
-    this.era = era;
-    this.round = answers === void 0 ? void 0 : { answers, asked: 0, unanswered: {} };
-    this.#progressToken = isRequestId(era.meta.progressToken) ? era.meta.progressToken : void 0;
+  constructor(meta) {
+    this.meta = meta;
+    const token = isObject(meta) ? meta.progressToken : void 0;
+    this.#progressToken = isRequestId(token) ? token : void 0;
   }
   get signal() {
     this.#controller ??= new AbortController();
@@ -372,66 +419,76 @@ var ToolCall = class {
     if (this.#progressToken === void 0 || !increases) return;
     this.#lastProgress = progress;
     const params = { progressToken: this.#progressToken, progress, total, message };
-    write([{ jsonrpc: "2.0", method: "notifications/progress", params }]);
+    send({ jsonrpc: "2.0", method: "notifications/progress", params });
   };
-  /** A function of its own, as progress is; elicitation (below) asks. */
-  elicit = (message, form) => elicit(this, message, form);
+  /** Asks the user; elicitation (section 8) gives a call that can ask its own. */
+  elicit = NO_CONTEXT.elicit;
   /** Ends the call: its response is on its way, and progress stops. */
   end() {
     this.#progressToken = void 0;
   }
-  /** Stops the call: its signal aborts. At the client's word it gets no response; at the end of
-   * a round that asked for input, settle answers input_required. */
+  /** Stops the call: its signal aborts, and it gets no response of its own. */
   cancel() {
     this.end();
     this.#controller ??= new AbortController();
     this.#controller.abort();
   }
 };
-async function settle(returned, id, name, args, call = new ToolCall(LEGACY)) {
+function runInFlight(tool, args, params, id, call) {
+  const context = tool.handler.length < 2 ? void 0 : call ?? new ToolCall(params._meta);
+  const served = runHandler(tool, args, context ?? NO_CONTEXT);
+  if (served instanceof Promise) return settle(served, id, context ?? new ToolCall(params._meta));
+  context?.end();
+  return served;
+}
+async function settle(served, id, call) {
   inFlight.set(id, call);
   const cancelled = new Promise((resolve) => {
     call.signal.addEventListener("abort", () => resolve(void 0));
   });
-  const failed = (error) => toolError(name, error);
-  const done = returned.then((value) => resultOf(name, value), failed);
-  const result = await Promise.race([done, cancelled]);
+  const outcome = await Promise.race([served, cancelled]);
   call.end();
   if (inFlight.get(id) === call) inFlight.delete(id);
-  if (result !== void 0) return { result };
-  return call.round === void 0 ? void 0 : inputRequired(name, args, call.round);
+  return outcome;
 }
-function later({ id, method }, served) {
-  const failed = (error) => internalError(method, error);
-  return served.catch(failed).then((done) => done === void 0 ? void 0 : response(id, done));
-}
-function writeLater(reply) {
-  const written = reply.then((ready) => {
-    if (ready !== void 0) write([ready]);
-    pending.delete(written);
-  });
-  pending.add(written);
-}
-function cancel(params) {
-  const { requestId, reason } = params;
+function cancel({ requestId, reason }) {
   const call = isRequestId(requestId) ? inFlight.get(requestId) : void 0;
   const what = call === void 0 ? "ignored a cancellation of" : "cancelled";
-  log(`${what} request ${show(requestId)}: ${show(reason)}`);
+  log(`${what} request ${JSON.stringify(requestId)}: ${JSON.stringify(reason)}`);
   call?.cancel();
 }
+process.on("unhandledRejection", (error) => log(`unhandled rejection: ${String(error)}`));
+runTool = runAsking;
+receive = receiveResponse;
+process.stdin.on("end", () => {
+  for (const waiting of awaiting.values()) waiting.reject(new ElicitationError(CLIENT_GONE));
+  awaiting.clear();
+});
 var CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
+var CLIENT_GONE = "The client closed its input before it answered";
+var MAX_QUESTIONS = 1e3;
 var ELICIT_ACTIONS = ["accept", "decline", "cancel"];
-var awaiting = /* @__PURE__ */ new Map();
-var requestsSent = 0;
 var ElicitationError = class extends Error {
   name = "ElicitationError";
 };
-function elicit(call, message, form) {
-  const { modern, meta } = call.era;
-  const capabilities = modern ? meta[CLIENT_CAPABILITIES_KEY] : clientCapabilities;
-  if (!canElicit(capabilities)) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
+var awaiting = /* @__PURE__ */ new Map();
+var requestsSent = 0;
+function runAsking(tool, args, params, id) {
+  if (tool.handler.length < 2) return runInFlight(tool, args, params, id);
+  const retry = isModern(params._meta) ? answersOf(params, tool.name, args) : void 0;
+  if (retry !== void 0 && "error" in retry) return retry;
+  const round = retry === void 0 ? void 0 : { ...retry, asked: 0, unanswered: {} };
+  const call = new ToolCall(params._meta);
+  call.elicit = (message, form) => elicit(call, message, form, round);
+  const served = runInFlight(tool, args, params, id, call);
+  if (round === void 0 || !(served instanceof Promise)) return served;
+  return served.then((done) => done ?? inputRequired(tool.name, args, round));
+}
+function elicit(call, message, form, round) {
+  const capable = canElicit(capabilitiesOf(call.meta));
+  if (!capable) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
   const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const asked = call.round === void 0 ? ask(call, request) : lookUp(call, call.round, request);
+  const asked = round === void 0 ? ask(call, request) : lookUp(call, round, request);
   return asked.then((value) => checkedAnswer(value, form));
 }
 function canElicit(capabilities) {
@@ -442,20 +499,21 @@ function canElicit(capabilities) {
 function ask(call, request) {
   const signal = call.signal;
   if (signal.aborted) return Promise.reject(signal.reason);
+  if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ElicitationError(TOO_MANY));
   requestsSent += 1;
   const id = `elicitation-${requestsSent}`;
-  write([{ jsonrpc: "2.0", id, ...request }]);
+  send({ jsonrpc: "2.0", id, ...request });
   return new Promise((resolve, reject) => {
     awaiting.set(id, { resolve, reject });
     signal.addEventListener("abort", () => {
-      if (!awaiting.has(id)) return;
-      awaiting.delete(id);
+      if (!awaiting.delete(id)) return;
       reject(signal.reason);
       const params = { requestId: id, reason: "The tool call was cancelled" };
-      write([{ jsonrpc: "2.0", method: "notifications/cancelled", params }]);
+      send({ jsonrpc: "2.0", method: "notifications/cancelled", params });
     });
   });
 }
+var TOO_MANY = `${MAX_QUESTIONS} questions already wait for the client`;
 function lookUp(call, round, request) {
   round.asked += 1;
   const key = `elicitation-${round.asked}`;
@@ -476,25 +534,15 @@ function checkedAnswer(value, form) {
   if (problem !== void 0) throw new ElicitationError(`The answer does not fit: ${problem}`);
   return value;
 }
-function receive(response2) {
-  const { id, result, error } = response2;
+function receiveResponse({ id, result, error }) {
   const waiting = isRequestId(id) ? awaiting.get(id) : void 0;
-  if (!isRequestId(id) || waiting === void 0) {
-    log(`ignored a response to ${show(id)}: no request of ours waits for it`);
-    return;
-  }
-  awaiting.delete(id);
-  const said = isObject(error) ? error.message : error;
-  if (error === void 0) waiting.resolve(result);
-  else waiting.reject(new ElicitationError(`The client answered with an error: ${show(said)}`));
+  if (isRequestId(id)) awaiting.delete(id);
+  const [named, said] = [id, isObject(error) ? error.message : error].map((x) => JSON.stringify(x));
+  if (waiting === void 0) log(`ignored a response to ${named}: no request of ours waits for it`);
+  else if (error === void 0) waiting.resolve(result);
+  else waiting.reject(new ElicitationError(`The client answered with an error: ${said}`));
+  return void 0;
 }
-function unanswerable() {
-  const gone = new ElicitationError("The client closed its input before it answered");
-  for (const waiting of awaiting.values()) waiting.reject(gone);
-  awaiting.clear();
-}
-var FIRST_ROUND = { asked: [], answers: {} };
-var signing;
 function answersOf(params, name, args) {
   const { requestState, inputResponses = {} } = params;
   if (!isObject(inputResponses)) return invalidParams('"inputResponses" must be an object');
@@ -502,7 +550,7 @@ function answersOf(params, name, args) {
   if (state === void 0) return invalidParams('"requestState" is not one we wrote for this call');
   const answers = { ...state.answers };
   for (const [key, given] of Object.entries(inputResponses)) {
-    const named = `inputResponses[${show(key)}]`;
+    const named = `inputResponses[${JSON.stringify(key)}]`;
     if (!state.asked.includes(key)) log(`ignored ${named}: it answers nothing we asked`);
     else if (!isElicitResult(given)) return invalidParams(`${named} is not an ElicitResult`);
     else answers[key] = given;
@@ -516,6 +564,8 @@ async function inputRequired(name, args, round) {
   const requestState = await sealState(name, args, state);
   return { result: { resultType: "input_required", inputRequests, requestState } };
 }
+var FIRST_ROUND = { asked: [], answers: {} };
+var signing;
 async function signer() {
   const crypto = await import("node:crypto");
   signing ??= { crypto, key: crypto.randomBytes(32) };

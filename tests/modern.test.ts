@@ -230,5 +230,6 @@ test("server/discover logs who is calling from _meta to stderr, once, and not on
   ]);
   assert.equal(lines(stdout).length, 2);
   const said = lines(stderr).filter((line) => line.includes("client="));
-  assert.deepEqual(said, ['[server] server/discover: client="modern-test" "1.0.0" protocol="2026-07-28"']);
+  const client = '{"name":"modern-test","version":"1.0.0"}';
+  assert.deepEqual(said, [`[server] server/discover: client=${client} protocol="2026-07-28"`]);
 });

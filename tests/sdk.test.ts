@@ -158,7 +158,7 @@ describe("SDK v2 client", SUITE, () => {
         if (era === "legacy") assert.deepEqual(await client.ping(), {});
 
         // Only the legacy era opens with the handshake; the modern one never initializes.
-        assert.equal(/initialize: client="sdk-v2-test"/.test(stderr), era === "legacy", stderr);
+        assert.equal(/initialize: client=\{"name":"sdk-v2-test"/.test(stderr), era === "legacy", stderr);
         assert.deepEqual(errors, []);
       } finally {
         await client.close();

@@ -657,7 +657,7 @@ describe("strict where the wire is strict", SUITE, () => {
     const name = "a\u0085b\u2028c\u007fd\u001be\u009b";
     const { stderr } = await runServer([request(1, "initialize", { clientInfo: { name, version: "1" } })]);
     const logged = lines(stderr).find((line) => line.includes("initialize:")) ?? "";
-    assert.match(logged, /client="a\\u0085b\\u2028c\\u007fd\\u001be\\u009b"/);
+    assert.match(logged, /client=\{"name":"a\\u0085b\\u2028c\\u007fd\\u001be\\u009b"/);
     assert.doesNotMatch(stderr, /[\u0080-\u009f\u2028\u007f\u001b]/);
   });
 });

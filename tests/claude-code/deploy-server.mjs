@@ -9,8 +9,9 @@
 // 2026-07-28 one (input_required), which it takes whenever the probe is answered.
 import { runServer, withReadmeTool } from "./readme-server.mjs";
 
-/** The entry of the dispatch table that answers the probe. */
-const DISCOVER = '\n  "server/discover": discover,\n';
+/** What takes the probe's entry out of the dispatch table, run after the whole file has run, as a
+ * section of server.ts plugs in. */
+const NO_DISCOVER = '\nMETHODS.delete("server/discover");\n';
 
 /**
  * server.ts with the deploy tool, and without server/discover when `legacy` is true.
@@ -19,9 +20,7 @@ const DISCOVER = '\n  "server/discover": discover,\n';
  */
 function deployServer(legacy) {
   const source = withReadmeTool("ts deploy");
-  if (!legacy) return source;
-  if (!source.includes(DISCOVER)) throw new Error("server.ts has changed shape");
-  return source.replace(DISCOVER, "\n");
+  return legacy ? `${source}${NO_DISCOVER}` : source;
 }
 
 await runServer(deployServer(process.argv.includes("--legacy")), "deploy-server.mjs");

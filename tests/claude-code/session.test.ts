@@ -26,6 +26,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { root } from "../helpers.ts";
+import { takeCut } from "../fixtures/cut.ts";
 import {
   claude,
   claudeVersion,
@@ -266,6 +267,25 @@ test("Against the article's legacy-only server, Claude Code falls back to initia
   const call = assertCall(events);
   assert.equal(metaOf(call)?.["claudecode/toolUseId"], TOOL_USE_ID);
   assert.equal(metaOf(call)?.["io.modelcontextprotocol/protocolVersion"], undefined);
+  assertTimed(events);
+  assertSigint(events);
+});
+
+test("Against server.ts cut at its stop line, Claude Code falls back to initialize and calls add", { timeout: 180_000 }, async () => {
+  // README's command takes the cut: the article's server in TypeScript, with no 2026-07-28 era.
+  const { cut } = takeCut();
+  const recorded = await turn("cut", ["--", process.execPath, cut]);
+  assertTurn(recorded, "Add two numbers");
+  const events = recorded.events;
+  assert.deepEqual(methods(events), ["server/discover", "initialize", "notifications/initialized", "tools/list", "tools/call"]);
+  const refusal = responseTo(events, sent(events, "server/discover").id, "←")?.message;
+  assert.ok(isObject(refusal) && isObject(refusal.error), "the cut refuses the probe");
+  assert.equal(refusal.error.code, -32601);
+  // The cut speaks the version Claude Code asks for.
+  const initialize = sent(events, "initialize");
+  assert.ok(isObject(initialize.params));
+  assert.equal(resultOf(events, initialize).protocolVersion, initialize.params.protocolVersion);
+  assertCall(events);
   assertTimed(events);
   assertSigint(events);
 });
