@@ -246,12 +246,13 @@ log("stdio server started — waiting for JSON-RPC messages on stdin");
 // ==== 1. Strict input: bytes in, a chunk's replies out together =================================
 // The wire is strict (stdio §Messages: UTF-8, one message a line), and readline is not: it holds
 // a line of any length, and reads bytes that are not UTF-8 as U+FFFD. So the article's readline
-// loop is closed before it reads a byte (the first chunk comes once this file has run), and stdin
-// is read here as bytes: a line is held to MAX_LINE_BYTES, bytes that are not UTF-8 are a parse
+// loop is taken off stdin before it reads a byte (the first chunk comes once this file has run),
+// and stdin is read here as bytes: a line is held to MAX_LINE_BYTES, bytes that are not UTF-8 are a parse
 // error, and a byte-order mark before a line is skipped (RFC 8259 §8.1). The replies a chunk
 // makes go out together, in writes of at most MAX_WRITE characters; while the client does not
 // read them, we stop reading its requests (backpressure).
-lines.close();
+// Not lines.close(): that pauses stdin, and on Deno a resume just after it loses the stream.
+process.stdin.removeAllListeners("data");
 
 /** The longest line we hold, in bytes: far beyond any real message, far below V8's longest
  * string (about 512 Mi characters). */
@@ -408,7 +409,6 @@ process.stdin.on("end", async () => {
   while (pending.size > 0) await Promise.all(pending);
   process.stdout.write("", () => process.exit(0));
 });
-process.stdin.resume();
 // A client that closes our stdout (EPIPE) has gone away: no one is left to answer. Logs are
 // best effort.
 process.stdout.on("error", () => process.exit(0));

@@ -116,7 +116,7 @@ var log = (text) => writeLog(`[server] ${text}
 var lines = createInterface({ input: process.stdin });
 lines.on("line", (line) => void Promise.resolve(answer(line)).then(send));
 log("stdio server started — waiting for JSON-RPC messages on stdin");
-lines.close();
+process.stdin.removeAllListeners("data");
 var MAX_LINE_BYTES = 64 * 1024 * 1024;
 var MAX_WRITE = 1024 * 1024;
 var INTERNAL_ERROR = -32603;
@@ -224,7 +224,6 @@ process.stdin.on("end", async () => {
   while (pending.size > 0) await Promise.all(pending);
   process.stdout.write("", () => process.exit(0));
 });
-process.stdin.resume();
 process.stdout.on("error", () => process.exit(0));
 process.stderr.on("error", () => {
 });
