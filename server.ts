@@ -247,10 +247,10 @@ log("stdio server started — waiting for JSON-RPC messages on stdin");
 // The wire is strict (stdio §Messages: UTF-8, one message a line), and readline is not: it holds
 // a line of any length, and reads bytes that are not UTF-8 as U+FFFD. So the article's readline
 // loop is taken off stdin before it reads a byte (the first chunk comes once this file has run),
-// and stdin is read here as bytes: a line is held to MAX_LINE_BYTES, bytes that are not UTF-8 are a parse
-// error, and a byte-order mark before a line is skipped (RFC 8259 §8.1). The replies a chunk
-// makes go out together, in writes of at most MAX_WRITE characters; while the client does not
-// read them, we stop reading its requests (backpressure).
+// and stdin is read here as bytes: a line is held to MAX_LINE_BYTES, bytes that are not UTF-8 are
+// a parse error, and a byte-order mark before a line is skipped (RFC 8259 §8.1). A chunk's
+// replies go out together, in writes of about MAX_WRITE characters; while the client does not
+// read them, we stop reading its requests, and the rest of the chunk waits (backpressure).
 // Not lines.close(): that pauses stdin, and on Deno a resume just after it loses the stream.
 process.stdin.removeAllListeners("data");
 
@@ -336,17 +336,16 @@ function decodeLines(bytes: Buffer): Line[] {
   }
 }
 
-/** A lone "{" or "[" on a line: the first piece of a pretty-printed message. */
+/** A lone "{" or "[" on a line: the first piece of a pretty-printed message; and the hint. */
 const OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
+const ONE_LINE = "each message must be on one line, not pretty-printed";
 
 /** Answers one line as the article's loop does, but for a byte-order mark before it, which
  * PowerShell puts before what it pipes, and a hint for a person who pretty-prints. */
 function answerLine(line: Line): Reply | Promise<Reply> {
   if (typeof line !== "string") return response(null, line);
   const text = line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
-  if (text.length < 16 && OPENING_PIECE.test(text)) {
-    log("each message must be on one line, not pretty-printed");
-  }
+  if (text.length < 16 && OPENING_PIECE.test(text)) log(ONE_LINE);
   return answer(text);
 }
 
@@ -362,38 +361,48 @@ function lineOf(reply: Response | Response[]): string {
   }
 }
 
-/** Writes text to stdout; while the client is not reading it, stops reading its requests. */
-function write(text: string): void {
+/** Writes text to stdout; while the client is not reading it, stops reading its requests.
+ * Returns whether stdout takes more now. */
+function write(text: string): boolean {
   const flowing = process.stdout.write(text);
   if (!flowing && !process.stdin.isPaused()) {
     process.stdin.pause();
     process.stdout.once("drain", () => process.stdin.resume());
   }
+  return flowing;
 }
 
-/** Replies still being worked on, so that the end of input can wait for them. */
-const pending = new Set<Promise<void>>();
+/** Replies and chunks still being worked on, so that the end of input can wait for them. */
+const pending = new Set<Promise<unknown>>();
 
-/** Writes a reply once it is ready, and keeps it in `pending` until then. */
+/** Keeps work in `pending` until it is done. */
+function keep(work: Promise<unknown>): void {
+  pending.add(work);
+  void work.then(() => pending.delete(work));
+}
+
+/** Writes a reply once it is ready. */
 function writeLater(reply: Promise<Reply>): void {
-  const written = reply.then((ready) => {
+  keep(reply.then((ready) => {
     if (ready !== undefined) write(lineOf(ready));
-    pending.delete(written);
-  });
-  pending.add(written);
+  }));
 }
 
-/** Answers a chunk's lines: the replies that are ready go out together, the rest later. */
-function answerLines(lines: Line[]): void {
+/** Answers a chunk's lines from `start`: the replies that are ready go out together, the rest
+ * later. While the client does not read them, the rest of the chunk waits for it. */
+function answerLines(lines: Line[], start = 0): void {
   let text = "";
-  for (const line of lines) {
-    const reply = answerLine(line);
+  for (let next = start; next < lines.length; next += 1) {
+    const reply = answerLine(lines[next] ?? "");
     if (reply instanceof Promise) writeLater(reply);
     else if (reply !== undefined) text += lineOf(reply);
-    if (text.length >= MAX_WRITE) {
-      write(text);
-      text = "";
-    }
+    if (text.length < MAX_WRITE) continue;
+    const flowing = write(text);
+    text = "";
+    if (flowing) continue;
+    const drained = new Promise((resolve) => process.stdout.once("drain", resolve));
+    keep(drained.then(() => answerLines(lines, next + 1)));
+    return;
   }
   if (text !== "") write(text);
 }
@@ -552,9 +561,8 @@ function writeLogEscaped(line: string): boolean {
 
 /** Says, once stderr has drained, how many log lines were dropped while it was not read. */
 function sayDropped(): void {
-  const dropped = droppedLogLines;
+  log(`dropped ${droppedLogLines} log lines: stderr was not read`);
   droppedLogLines = 0;
-  log(`dropped ${dropped} log lines: stderr was not read`);
 }
 
 // ==== 5. Batches: several messages on one line, as a JSON array (JSON-RPC 2.0 §6) ===============

@@ -170,12 +170,11 @@ function decodeLines(bytes) {
   }
 }
 var OPENING_PIECE = /^[ \t\r]*[{[][ \t\r]*$/;
+var ONE_LINE = "each message must be on one line, not pretty-printed";
 function answerLine(line) {
   if (typeof line !== "string") return response(null, line);
   const text = line.charCodeAt(0) === 65279 ? line.slice(1) : line;
-  if (text.length < 16 && OPENING_PIECE.test(text)) {
-    log("each message must be on one line, not pretty-printed");
-  }
+  if (text.length < 16 && OPENING_PIECE.test(text)) log(ONE_LINE);
   return answer(text);
 }
 function lineOf(reply) {
@@ -195,25 +194,31 @@ function write(text) {
     process.stdin.pause();
     process.stdout.once("drain", () => process.stdin.resume());
   }
+  return flowing;
 }
 var pending = /* @__PURE__ */ new Set();
-function writeLater(reply) {
-  const written = reply.then((ready) => {
-    if (ready !== void 0) write(lineOf(ready));
-    pending.delete(written);
-  });
-  pending.add(written);
+function keep(work) {
+  pending.add(work);
+  void work.then(() => pending.delete(work));
 }
-function answerLines(lines2) {
+function writeLater(reply) {
+  keep(reply.then((ready) => {
+    if (ready !== void 0) write(lineOf(ready));
+  }));
+}
+function answerLines(lines2, start = 0) {
   let text = "";
-  for (const line of lines2) {
-    const reply = answerLine(line);
+  for (let next = start; next < lines2.length; next += 1) {
+    const reply = answerLine(lines2[next] ?? "");
     if (reply instanceof Promise) writeLater(reply);
     else if (reply !== void 0) text += lineOf(reply);
-    if (text.length >= MAX_WRITE) {
-      write(text);
-      text = "";
-    }
+    if (text.length < MAX_WRITE) continue;
+    const flowing = write(text);
+    text = "";
+    if (flowing) continue;
+    const drained = new Promise((resolve) => process.stdout.once("drain", resolve));
+    keep(drained.then(() => answerLines(lines2, next + 1)));
+    return;
   }
   if (text !== "") write(text);
 }
@@ -310,9 +315,8 @@ function writeLogEscaped(line) {
   return process.stderr.write(escapeForTerminal(line));
 }
 function sayDropped() {
-  const dropped = droppedLogLines;
+  log(`dropped ${droppedLogLines} log lines: stderr was not read`);
   droppedLogLines = 0;
-  log(`dropped ${dropped} log lines: stderr was not read`);
 }
 answerBatch = answerEntries;
 function answerEntries(batch) {

@@ -329,3 +329,18 @@ test("legacy: a call cancelled before its handler asks sends no question at all"
   assert.doesNotMatch(stdout, /elicitation\/create/);
   assert.equal(code, 0);
 });
+
+test("legacy: questions that wait for the client are bounded: past 1,000, elicit rejects and nothing is sent", SLOW, async () => {
+  const peer = legacySession({ elicitation: {} });
+  await peer.next();
+  // One call that asks 1,001 questions at once: the first 1,000 go out, the last is refused.
+  peer.send({ id: 1, method: "tools/call", params: { name: "ask", arguments: { n: 1001, together: true } } });
+  await waitUntil(() => peer.written().length >= 1 + 1000, "1,000 questions", 20_000);
+  const { stdout, code } = await peer.end();
+  const written: Wire[] = stdout.trim().split("\n").map((text) => JSON.parse(text));
+  assert.equal(written.filter((message) => message.method === "elicitation/create").length, 1000);
+  const last = written.at(-1);
+  assert.equal(last?.id, 1);
+  assert.equal(textOf(last ?? {}), "1000 questions already wait for the client");
+  assert.equal(code, 0);
+});
