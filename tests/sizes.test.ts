@@ -16,12 +16,29 @@ import { join } from "node:path";
 import { bundle } from "../build.mjs";
 import { root, run, serverPath, track, withEntries } from "./helpers.ts";
 
-/** A tool whose result is one mebibyte of text. */
-const BIG_TOOL = `  {
+/** A tool whose result is one mebibyte of text, and two whose results JSON cannot hold: a
+ * BigInt, returned at once, and an object that holds itself, through a Promise. */
+const TOOLS = `  {
     name: "big",
     description: "Return a mebibyte of text",
     inputSchema: { type: "object", properties: {} },
     handler: () => toolResult("x".repeat(1024 * 1024), false),
+  },
+  {
+    name: "bigint",
+    description: "Return a BigInt, as some database drivers do",
+    inputSchema: { type: "object", properties: {} },
+    handler: () => ({ ...toolResult("n", false), structuredContent: { n: 10n ** 20n } }),
+  },
+  {
+    name: "cycle",
+    description: "Return an object that holds itself",
+    inputSchema: { type: "object", properties: {} },
+    handler: async () => {
+      const looped: { [key: string]: unknown } = {};
+      looped.self = looped;
+      return { ...toolResult("x", false), structuredContent: looped };
+    },
   },`;
 
 let folder = "";
@@ -29,7 +46,7 @@ let bigServer = "";
 
 before(async () => {
   folder = mkdtempSync(join(tmpdir(), "sizes-"));
-  const source = withEntries(readFileSync(join(root, "server.ts"), "utf8"), [BIG_TOOL], "");
+  const source = withEntries(readFileSync(join(root, "server.ts"), "utf8"), [TOOLS], "");
   writeFileSync(join(folder, "server.ts"), source);
   bigServer = join(folder, "server.mjs");
   assert.deepEqual(await bundle(join(folder, "server.ts"), bigServer), []);
@@ -56,6 +73,22 @@ test("600 pipelined calls of a tool that returns 1 MiB are all answered, and the
   } finally {
     child.kill();
   }
+});
+
+test("a result that JSON cannot hold is answered -32603 in place, and the session goes on", async () => {
+  const call = (id: number, name: string) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{}}}`;
+  const input = [call(1, "bigint"), call(2, "cycle"), '{"jsonrpc":"2.0","id":3,"method":"ping"}'];
+  const { stdout, stderr, code } = await run(process.execPath, [bigServer], `${input.join("\n")}\n`);
+  const internal = { code: -32603, message: "Internal error" };
+  assert.deepEqual(stdout.trim().split("\n").map((line) => JSON.parse(line)), [
+    { jsonrpc: "2.0", id: 1, error: internal },
+    { jsonrpc: "2.0", id: 3, result: {} },
+    { jsonrpc: "2.0", id: 2, error: internal },
+  ]);
+  assert.match(stderr, /a reply could not be written as JSON: TypeError: Do not know how to serialize a BigInt/);
+  assert.match(stderr, /a reply could not be written as JSON: TypeError: Converting circular structure/);
+  assert.equal(code, 0);
 });
 
 test("a stderr nobody reads holds a bounded backlog: lines past it are dropped, and then counted", { timeout: 60_000 }, async () => {
