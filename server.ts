@@ -11,7 +11,7 @@
  * Up to the stop line is the article's server, whole, in its order: the tools, the methods, the
  * notifications, the error codes, send, log, the line loop. Cut there, it builds and runs on its
  * own (README, "How to read server.ts"). Below the line, each section adds one capability and
- * plugs itself in: entries in METHODS or NOTIFICATIONS, or a hand-over point of HAND_OVER.
+ * plugs itself in: entries in METHODS or NOTIFICATIONS, or one of the hand-over points.
  *   1. Strict input          2. Argument checking      3. What a handler may return
  *   4. Log hygiene           5. Batches                6. The 2026-07-28 era
  *   7. Calls in flight       8. Elicitation            9. The signed requestState
@@ -60,8 +60,13 @@ function toolResult(text: string, isError: boolean): CallToolResult {
   return isError ? { content, isError } : { content };
 }
 
-/** A tool: what tools/list shows, and the handler tools/call runs. A name of 1 to 64 characters
- * of [A-Za-z0-9_-] and a schema of `type: "object"` work in every client (docs/clients.md). */
+/**
+ * A tool: what tools/list shows, and the handler tools/call runs. What works in every agent CLI
+ * (docs/clients.md; `wrap check` tells): a name of at most 64 characters of [A-Za-z0-9_-],
+ * counting the `mcp__<server>__` that a client puts before it; a description of at most 4,096
+ * characters; a schema with `"type": "object"` at its top, without which Claude Code, Gemini
+ * CLI and Qwen Code drop the whole server.
+ */
 type Tool = { name: string; description: string; inputSchema: ObjectSchema; handler: Handler };
 
 /** A tool's handler: it returns the result, or a Promise of it. */
@@ -82,7 +87,8 @@ function noForm(message: string, form: ObjectSchema): Promise<ElicitResult> {
 }
 
 /** What a tool returns to the model (§Tool Result): content blocks of `text`, or of `image`,
- * `audio`, `resource_link` or `resource` with their fields. */
+ * `audio`, `resource_link` or `resource` with their fields; any other type fails the call in
+ * every agent CLI. With `structuredContent`, give its JSON as text in `content` too. */
 type CallToolResult = { content: ContentBlock[]; isError?: boolean; structuredContent?: object };
 type ContentBlock = { type: "text"; text: string } | { type: string; [field: string]: unknown };
 
@@ -98,7 +104,7 @@ type ElicitResult = { action: "accept" | "decline" | "cancel"; content?: JSONObj
 type RequestId = string | number;
 
 /** What a request comes to: a result, or a protocol error (JSON-RPC 2.0 §5.1); a Promise only
- * for a handler that must wait, of undefined when its call was cancelled meanwhile. */
+ * for a handler that must wait, or undefined when its call was cancelled meanwhile. */
 type Outcome = { result: JSONObject } | { error: { code: number; message: string; data?: object } };
 type Served = Outcome | Promise<Outcome | undefined>;
 
@@ -153,6 +159,7 @@ function callTool(params: JSONObject, id: RequestId): Served {
   return runTool(tool, args, params, id);
 }
 
+/** What tools/call says when it cannot route a call. */
 const NOT_A_CALL = 'Invalid params: "name" must be a string and "arguments" an object';
 
 /** The JSON-RPC methods we serve, by name: the dispatch table. A Map, so that `toString` is
@@ -241,7 +248,7 @@ log("stdio server started — waiting for JSON-RPC messages on stdin");
 
 // THE STOP LINE ==================================================================================
 // Above: the article's server, whole. Below: one section per capability, each plugged in where
-// the top hands over, in METHODS, NOTIFICATIONS or HAND_OVER.
+// the top hands over: METHODS, NOTIFICATIONS, or a hand-over point.
 
 // ==== 1. Strict input: bytes in, a chunk's replies out together =================================
 // The wire is strict (stdio §Messages: UTF-8, one message a line), and readline is not: it holds
