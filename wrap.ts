@@ -15,15 +15,16 @@
  * writer (when to catch up, one write per catch-up) and the plumbing (spawn, relay, signals,
  * finish).
  *
- * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<line>`.
- *   →  client to server, then the line exactly as it crossed, bytes and all
+ * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> <text>`.
+ *   →  client to server: `[<notes> ][| ]<line>`, the line exactly as it crossed, bytes and all
  *   ←  server to client, likewise
- *   !  a line the server wrote to stderr
- *   #  wrap's own events: start, end of input, signals, unanswered requests, exit
+ *   !  a line the server wrote to stderr, as it is
+ *   #  wrap's own events: start, end of input, signals, unanswered requests, cut lines, exit
  * The notes are a response's round-trip time, `(1.9 ms)`, then the line's tags, each only when
- * it applies, in the one order of TAGS, the table in "The log format" below that the tap
- * writes and the readers read. A response is paired with its request by id and direction:
- * JSON-RPC is symmetric, and servers send requests too (roots/list, elicitation/create).
+ * it applies, in the one order of TAGS; a bar, `| `, ends them before a line that could be
+ * read as one. "The log format" below is their one definition, which the tap writes and the
+ * readers read. A response is paired with its request by id and direction: JSON-RPC is
+ * symmetric, and servers send requests too (roots/list, elicitation/create).
  *
  * Lifecycle (2025-11-25 basic/lifecycle §Shutdown, stdio): shutdown is the client's. The end
  * of stdin is passed on, and wrap waits for the server as long as it runs. SIGINT, SIGTERM and
@@ -42,7 +43,7 @@ import { spawn, type ChildProcess, type ChildProcessByStdio, type ChildProcessWi
   from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
-import { open, readFile, stat, writeFile } from "node:fs/promises";
+import { access, open, stat } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
@@ -112,12 +113,35 @@ function messagesOf(text: string): Message[] {
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
 
+/**
+ * The characters that can drive a terminal or hide what it shows: C0 but tab and newline, DEL,
+ * C1 (U+009B alone is a CSI), the line and paragraph separators, and the bidi controls.
+ */
+const UNPRINTABLE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text a terminal shows as it is: each UNPRINTABLE character as a JSON escape, `\u001b`, so
+ * that JSON stays JSON. Everything wrap prints for a person goes through it, and nothing else. */
+function printable(text: string): string {
+  const escaped = (found: string) => `\\u${found.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return text.replace(UNPRINTABLE, escaped);
+}
+
+/** One line of wrap's own on stderr, printable: a server's or a log's text may be in it. */
+function warn(text: string): void {
+  process.stderr.write(printable(`wrap: ${text}\n`));
+}
+
 // ---- The log format: one definition, for the recorder that writes it and the readers ----
-// A log (wire.log) holds one event per line: `<ISO-8601 UTC time> <mark> [<notes> ]<text>`.
-// The notes are a response's round-trip time, `(1.9 ms)`, then the line's tags, in the order
-// of TAGS. The tap writes them with notesShown, and the readers read them back with
-// parseEvent, whose EVENT_HEAD is built from the same table. wrap's own notes that
-// begin and end a session are written by startNote and exitNote, and read by startedCommand.
+// A log (wire.log) holds one event per line: `<ISO-8601 UTC time> <mark> <text>`. A ! line's
+// text is the server's stderr line, and a # line's is wrap's own; neither is read for notes.
+// A → or ← line's text is `[<notes> ][| ]<line>`. The notes are a response's round-trip time,
+// `(1.9 ms)`, then the line's tags, in the order of TAGS; the tap writes them with notesShown.
+// The line is the bytes that crossed, whatever they are. One that could be read as a note,
+// or as the bar, gets the bar `| ` before it (barred), which ends the notes: so parseEvent's
+// EVENT_HEAD takes the notes, then one bar, and everything after that is the line. wrap's
+// notes that begin and end a session are written by startNote and exitNote, and read by
+// startedCommand. A log written before the bar reads as before, but a line that began `| `.
 
 /** A request's key among those in flight: its direction and id. JSON.stringify keeps id 1 and
  * id "1" apart, as JSON-RPC does; the key is also how a `# unanswered` note names a request. */
@@ -128,16 +152,33 @@ function pairKey(mark: "→" | "←", id: string | number | null): string {
 /** The direction that answers a request sent the other way. */
 const OPPOSITE = { "→": "←", "←": "→" } as const;
 
+/** How many requests in flight the tap pairs, and the readers too: past it the oldest are no
+ * longer paired, so a peer that is never answered cannot grow wrap's memory without bound. */
+const PENDING_LIMIT = 50_000;
+
+/** Keeps a request among those in flight; past PENDING_LIMIT, the oldest tenth goes. Whether
+ * any went. */
+function keepPending<T>(pending: Map<string, T>, key: string, request: T): boolean {
+  pending.set(key, request);
+  if (pending.size <= PENDING_LIMIT) return false;
+  // A Map keeps its keys in the order they were set, oldest first. Each deleted key leaves a
+  // hole that a walk from the start steps over until the Map is rebuilt: one walk for many.
+  for (const oldest of pending.keys()) {
+    if (pending.size <= PENDING_LIMIT * 0.9) break;
+    pending.delete(oldest);
+  }
+  return true;
+}
+
 /**
- * The tags, in the one order the tap writes them and the readers read them: first what a
- * line's bytes are, then what its messages are. Each is shown in brackets, `bytes` as the
- * line's size (`[2097152 bytes]`):
+ * The tags, in the one order the tap writes them: first what a line's bytes are, then what
+ * its messages are. Each is shown in brackets, `bytes` as the line's size (`[2097152 bytes]`):
  *   bytes         a line over 1 MiB
  *   not UTF-8     bytes that are not UTF-8, which every MCP client reads the messages as
  *   CRLF          a line that ends in "\r\n"
  *   no request    a response whose id matches no request in flight the other way
  *   id in use     a request whose id is still waiting for an answer (basic §Requests)
- *   not JSON-RPC  a server's stdout line that is no message: stdio is for messages only
+ *   not JSON-RPC  a line that is no message: stdio is for messages only (basic/transports)
  */
 const TAGS = ["bytes", "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"] as const;
 
@@ -150,6 +191,14 @@ function notesShown(elapsed: number | undefined, tags: ReadonlySet<Tag>, bytes: 
     .map((tag) => (tag === "bytes" ? `[${bytes} bytes]` : `[${tag}]`));
   return elapsed === undefined ? shown : [`(${elapsed.toFixed(1)} ms)`, ...shown];
 }
+
+/** One note as the readers read it: a round-trip time, or a tag, which begins with a letter or
+ * a digit. The readers take notes in any order, and tags they do not know. */
+const NOTE = String.raw`\(\d+(?:\.\d+)? ms\) |\[[A-Za-z\d][\w -]*\] `;
+
+/** How a line begins that could be read as a note or as the bar: such a line gets the bar. A
+ * bar is never wrong, so this takes more lines than need it, by their first two bytes. */
+const LOOKS_LIKE_NOTE = /^(?:[(|]|\[[A-Za-z\d])/;
 
 /** wrap's note that begins a session: the server's pid and command line. */
 function startNote(pid: number, commandLine: string): string {
@@ -170,28 +219,23 @@ type LogEvent = {
 /** The marks, to narrow a mark read from the log. */
 const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
 
-/** An event's head as the tap writes it: time, mark, a round-trip time, tags in TAGS' order. */
-const EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` +
-  TAGS.map((tag) => String.raw`(?:\[${tag === "bytes" ? String.raw`\d+ bytes` : tag}\] )?`)
-    .join(""));
+/** An event's head: its time and mark, then, on a → or ← line, its notes and a bar. */
+const EVENT_HEAD = new RegExp(String.raw`^\S+ (?:([!#]) |([→←]) ((?:${NOTE})*)(?:\| )?)`);
 
 /** Reads one line of a wire.log into its event, or undefined when it is not one. */
 function parseEvent(line: string): LogEvent | undefined {
   const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((each) => each === head?.[1]);
+  const mark = MARKS.find((each) => each === (head?.[1] ?? head?.[2]));
   if (head === null || mark === undefined) return undefined;
   const text = line.slice(head[0].length);
-  // Most lines carry no tag: no list is made for them.
-  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
-  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
+  const notes = head[3] ?? "";
+  // Most lines carry no note: no list is made for them.
+  const found = notes === "" ? [] : notes.matchAll(/\[(.+?)\] /g);
+  const tags = Array.from(found, ([, tag]) => tag ?? "");
+  const elapsed = notes === "" ? undefined : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed: head[2], tags, text, messages };
-}
-
-/** Reads a wire.log's text into its events; a line that is not an event is skipped. */
-function parseLog(log: string): LogEvent[] {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+  return { time, mark, elapsed, tags, text, messages };
 }
 
 /** The command line a `# start` note names, as startNote wrote it; undefined for another event. */
@@ -206,27 +250,43 @@ function startedCommand(event: LogEvent): string | undefined {
 // a polluted stdout; it does no I/O, and never sees the pipes.
 
 /** What the tap is handed, as it happened, and when (performance.now()): in the log's order. */
-type Crossed =
-  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer }
-  | { kind: "end"; mark: "→" | "←" | "!" }
-  | { kind: "note"; text: string };
-type Crossing = Crossed & { now: number };
+type Crossing =
+  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
+  | { kind: "end"; mark: "→" | "←" | "!"; now: number }
+  | { kind: "note"; text: string; now: number };
+
+/** A line as the log keeps it: its bytes, cut to LONGEST_LOGGED, and its whole size. */
+type Line = { kept: Buffer; size: number };
+
+/** The start of a line that has not ended yet: its pieces, as far as the log keeps a line,
+ * and its size so far. */
+type Unended = { pieces: Buffer[]; size: number };
 
 /** The tap's state, all of it. */
 type Tap = {
   /** The start of a line that has not ended yet, for each stream. */
-  pieces: { "→": Buffer[]; "←": Buffer[]; "!": Buffer[] };
+  unended: { "→": Unended; "←": Unended; "!": Unended };
   /** Requests in flight under their direction and id, until a response the other way: each
-   * one's method, and when it crossed. */
+   * one's method, and when it crossed. At most PENDING_LIMIT, the newest (keepPending). */
   pending: Map<string, { method: string; sentAt: number }>;
+  /** Whether requests in flight were ever dropped from pairing: the log says so once. */
+  overflowed: boolean;
   /** Whether a line on the server's stdout was not JSON-RPC: wrap warns of the first only. */
   polluted: boolean;
+  /** wrap's notes the tap found in a line, logged just before it. */
+  notes: string[];
   /** Warnings the tap found for wrap's stderr, until the log writer prints them. */
   warnings: string[];
+  /** The millisecond of the last event's time, and that time as the log writes it. */
+  clock: { ms: number; time: string };
 };
 
 /** A line longer than this (1 MiB) is tagged with its size. */
 const LARGE_LINE = 1_048_576;
+
+/** The most of a line the log keeps (16 MiB): a longer one is logged cut, with a note, so that
+ * no line, however long, is held whole (a string cannot hold one over 512 MiB). */
+const LONGEST_LOGGED = 16 * LARGE_LINE;
 
 /** The byte "\r", which ends a line that a CRLF ended. */
 const CR = 0x0d;
@@ -236,31 +296,43 @@ const NEWLINE = Buffer.from("\n");
 
 /**
  * The lines a chunk completes, cut at each "\n" byte and without it. The start of a line that
- * has not ended yet waits in `pieces` for the next chunk: only the new chunk is searched, and
+ * has not ended yet waits in `unended` for the next chunk: only the new chunk is searched, and
  * a line is joined once, so a long line costs linear time.
  */
-function splitLines(pieces: Buffer[], chunk: Buffer): Buffer[] {
-  const lines: Buffer[] = [];
+function splitLines(unended: Unended, chunk: Buffer): Line[] {
+  const lines: Line[] = [];
   let start = 0;
-  let end = chunk.indexOf("\n");
-  while (end !== -1) {
-    const piece = chunk.subarray(start, end);
-    // A line within one chunk is a view of it; only a line cut across chunks is copied.
-    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
+  for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+    keep(unended, chunk.subarray(start, end));
+    lines.push(ended(unended));
     start = end + 1;
-    end = chunk.indexOf("\n", start);
   }
-  if (start < chunk.length) pieces.push(chunk.subarray(start));
+  if (start < chunk.length) keep(unended, chunk.subarray(start));
   return lines;
+}
+
+/** Adds a piece to a line that has not ended yet, as far as the log keeps a line. */
+function keep(unended: Unended, piece: Buffer): void {
+  const room = LONGEST_LOGGED - unended.size;
+  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+  unended.size += piece.length;
+}
+
+/** The line that has ended, joined once: a line within one chunk is a view of it, not a copy. */
+function ended(unended: Unended): Line {
+  const [first] = unended.pieces;
+  const single = unended.pieces.length === 1 && first !== undefined;
+  const line = { kept: single ? first : Buffer.concat(unended.pieces), size: unended.size };
+  unended.pieces = [];
+  unended.size = 0;
+  return line;
 }
 
 /**
  * What the log notes of a line before its bytes. A request is kept in `pending` under its
  * direction and id until a response crossing the other way settles it.
  */
-function annotate(
-  pending: Tap["pending"], mark: "→" | "←", line: Buffer, now: number,
-): string[] {
+function annotate(tap: Tap, mark: "→" | "←", line: Buffer, now: number): string[] {
   // A Set, so that a batch with two unknown ids shows "[no request]" once.
   const tags = new Set<Tag>();
   let elapsed: number | undefined;
@@ -268,60 +340,97 @@ function annotate(
   if (!isUtf8(line)) tags.add("not UTF-8");
   if (line[line.length - 1] === CR) tags.add("CRLF");
   for (const message of messagesOf(line.toString())) {
-    if (message.kind === "request") {
-      const key = pairKey(mark, message.id);
-      if (pending.has(key)) tags.add("id in use");
-      else pending.set(key, { method: message.method, sentAt: now });
-    }
+    if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     // An id of null answers a request that could not be read, so it pairs with nothing.
     if (message.kind === "response" && message.id !== null) {
       const key = pairKey(OPPOSITE[mark], message.id);
-      const request = pending.get(key);
+      const request = tap.pending.get(key);
       // A batch's responses share a line, which shows the first one's time.
       if (request === undefined) tags.add("no request");
       else elapsed ??= now - request.sentAt;
-      pending.delete(key);
+      tap.pending.delete(key);
     }
-    // The server's stdout is for MCP messages only (basic/transports §stdio).
-    if (message.kind === "other" && mark === "←") tags.add("not JSON-RPC");
+    // Each side's stdout is for MCP messages only (basic/transports §stdio).
+    if (message.kind === "other") tags.add("not JSON-RPC");
   }
   return notesShown(elapsed, tags, line.length);
 }
 
+/** Keeps a request in flight, unless its id is in use; says so once when the oldest goes. */
+function pend(tap: Tap, key: string, method: string, now: number, tags: Set<Tag>): void {
+  if (tap.pending.has(key)) {
+    tags.add("id in use");
+  } else if (keepPending(tap.pending, key, { method, sentAt: now }) && !tap.overflowed) {
+    tap.overflowed = true;
+    tap.notes.push(`over ${PENDING_LIMIT} requests in flight: from here on the oldest are ` +
+      "dropped from pairing, and their responses show [no request]");
+  }
+}
+
 /** The one warning for a polluted stdout: the line, cut to a readable length, and what follows. */
-function pollutionWarning(line: Buffer): string {
-  const text = line.toString();
+function pollutionWarning(line: Buffer): string[] {
+  const text = line.subarray(0, 256).toString();
   const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  return `wrap: the server wrote a line to stdout that is not JSON-RPC: ${shown}\n` +
-    "wrap: MCP clients skip such a line or close the connection; a server logs to stderr\n";
+  return [`the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
+    "MCP clients skip such a line or close the connection; a server logs to stderr"];
 }
 
 /** A tap that has seen nothing yet. */
 function newTap(): Tap {
-  const pieces: Tap["pieces"] = { "→": [], "←": [], "!": [] };
-  return { pieces, pending: new Map(), polluted: false, warnings: [] };
+  const unended = { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
+    "!": { pieces: [], size: 0 } };
+  return { unended, pending: new Map(), overflowed: false, polluted: false, notes: [],
+    warnings: [], clock: { ms: 0, time: "" } };
 }
 
-/** One line's event: its time, mark and notes, then the line's bytes as they are. */
-function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Buffer, time: string, now: number) {
-  const notes = mark === "!" ? [] : annotate(tap.pending, mark, line, now);
-  if (!tap.polluted && notes.includes("[not JSON-RPC]")) {
-    tap.polluted = true;
-    tap.warnings.push(pollutionWarning(line));
+/**
+ * Adds one line's event to `events`: its time, mark and notes, a bar if it needs one, then the
+ * line's bytes as they are. A line cut short is not read for messages; a note before it says so.
+ */
+function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Line, now: number, events: Buffer[]) {
+  const { kept, size } = line;
+  let notes: string[] = [];
+  if (size > kept.length) {
+    tap.notes.push(`the next ${mark} line is cut: the log keeps ${kept.length} of ${size} bytes`);
+    if (mark !== "!") notes = notesShown(undefined, new Set(["bytes"]), size);
+  } else if (mark !== "!") {
+    notes = annotate(tap, mark, kept, now);
   }
-  return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
+  if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
+    tap.polluted = true;
+    tap.warnings.push(...pollutionWarning(kept));
+  }
+  const time = timeOf(tap, now);
+  while (tap.notes.length > 0) events.push(Buffer.from(`${time} # ${tap.notes.shift()}\n`));
+  const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
+  const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
+  const bar = barred ? ["|"] : [];
+  events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 
-/** The log's events for one crossing: one per line, or one for a note of wrap's own. */
-function eventsOf(tap: Tap, crossing: Crossing): Buffer[] {
-  const time = new Date(performance.timeOrigin + crossing.now).toISOString();
-  if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}\n`)];
+/** A moment (performance.now()) as the log writes it, ISO 8601 in UTC: made once a
+ * millisecond, since formatting a date costs as much as the rest of a line's event. */
+function timeOf(tap: Tap, now: number): string {
+  const ms = Math.floor(performance.timeOrigin + now);
+  if (ms !== tap.clock.ms) tap.clock = { ms, time: new Date(ms).toISOString() };
+  return tap.clock.time;
+}
+
+/** Adds the log's events for one crossing to `events`: one per line, or a note of wrap's own. */
+function eventsOf(tap: Tap, crossing: Crossing, events: Buffer[]): void {
+  if (crossing.kind === "note") {
+    // A line break in a note (in a command's script, say) is written `\n`, as JSON writes it,
+    // so that no note can forge an event.
+    const text = crossing.text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
+    events.push(Buffer.from(`${timeOf(tap, crossing.now)} # ${text}\n`));
+    return;
+  }
   const { mark, now } = crossing;
-  const waiting: Buffer[] = tap.pieces[mark];
-  const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
+  const unended = tap.unended[mark];
+  const lines = crossing.kind === "chunk" ? splitLines(unended, crossing.chunk) : [];
   // A last line without "\n" is still a line.
-  if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
-  return lines.flatMap((line) => lineEvent(tap, mark, line, time, now));
+  if (crossing.kind === "end" && unended.size > 0) lines.push(ended(unended));
+  for (const line of lines) lineEvent(tap, mark, line, now, events);
 }
 
 /** wrap's notes for the requests still in flight at `now`, each with how long it waited. */
@@ -333,16 +442,18 @@ function unansweredNotes(tap: Tap, now: number): string[] {
 }
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
-// The log writer owns the log file and what the tap has not read yet. In a conversation it
-// hands the tap each crossing as it crosses (a server's line just before the plumbing passes
-// it on, a client's just after), and writes its events at once: the log lags the wire by one
-// chunk's work, a fraction of a millisecond. A burst of pipelined traffic is more
-// than the tap can read as it flows, and the pipes show it: a chunk of AT_ONCE_MAX bytes or
-// more. Then what crossed waits until the pipes are quiet for QUIET_MS, or the tap is too far
-// or too long behind them: the burst flows at the pace of a bare pipe. Every write is
-// synchronous, and at a signal or the end of input the writer catches up at once, so a SIGKILL
-// a moment later finds those lines written. (A WriteStream writes later, from libuv's thread
-// pool, and a SIGKILL loses what it still holds.)
+// The log writer owns the log file, what the tap has not read yet, and the streams it has
+// paused. In a conversation it hands the tap each crossing as it crosses (a server's line
+// just before the plumbing passes it on, a client's just after), and writes its events at
+// once: the log lags the wire by one chunk's work, a few microseconds. A burst of
+// pipelined traffic is more than the tap can read as it flows, and the pipes show it: a chunk
+// of AT_ONCE_MAX bytes or more. Then what crossed waits until the pipes are quiet for
+// QUIET_MS, or the tap is too far or too long behind them: the burst flows at the pace of a
+// bare pipe. Past MAX_BEHIND the pipes are paused until the tap has caught up half of it, as
+// a slow reader pauses a pipe: wrap's memory stays bounded however much crosses. Every write
+// is synchronous, and at a signal or the end of input the writer catches up at once, so a
+// SIGKILL a moment later finds those lines written. (A WriteStream writes later, from libuv's
+// thread pool, and a SIGKILL loses what it still holds.)
 
 /** The log writer's state, all of it. */
 type LogWriter = {
@@ -357,6 +468,8 @@ type LogWriter = {
   unread: Crossing[]; behind: number;
   /** Whether a wait for quiet pipes is set. */
   waiting: boolean;
+  /** The streams paused until the tap catches up. */
+  paused: NodeJS.ReadableStream[];
 };
 
 /**
@@ -369,7 +482,8 @@ const AT_ONCE_MAX = 16_384;
 /** How long the pipes must be quiet before the tap catches up with a burst. */
 const QUIET_MS = 5;
 
-/** How far the tap may fall behind a burst, in bytes and in time, before it catches up. */
+/** How far the tap may fall behind a burst, in bytes and in time, before it catches up; past
+ * MAX_BEHIND bytes, the pipes wait for it too. */
 const MAX_BEHIND = 16 * 1_048_576;
 const MAX_DELAY_MS = 1_000;
 
@@ -379,7 +493,7 @@ const SLICE = 65_536;
 /** A log writer that has written nothing yet. */
 function openLog(logPath: string): LogWriter {
   return { path: logPath, fd: undefined, closed: false, tap: newTap(), unread: [], behind: 0,
-    waiting: false };
+    waiting: false, paused: [] };
 }
 
 /**
@@ -389,17 +503,19 @@ function openLog(logPath: string): LogWriter {
  * write has been made by then.
  */
 function catchUp(writer: LogWriter, bytes: number): void {
-  const { tap, unread } = writer;
+  const { tap, unread, paused } = writer;
+  const events: Buffer[] = [];
   let count = 0;
-  let read = 0;
-  while (count < unread.length && read < bytes) {
+  for (let read = 0; count < unread.length && read < bytes; count += 1) {
     const crossing = unread[count];
-    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
-    count += 1;
+    if (crossing?.kind === "chunk") read += crossing.chunk.length;
+    if (crossing?.kind === "chunk") writer.behind -= crossing.chunk.length;
+    if (crossing !== undefined) eventsOf(tap, crossing, events);
   }
-  writer.behind -= read;
-  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
-  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
+  unread.splice(0, count);
+  // The tap has caught up half of what it may fall behind: the pipes flow again.
+  while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
+  while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
   if (writer.closed || events.length === 0) return;
   const written = Buffer.concat(events);
   try {
@@ -410,23 +526,23 @@ function catchUp(writer: LogWriter, bytes: number): void {
   } catch (error) {
     writer.closed = true;
     const why = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`wrap: cannot write log ${writer.path}: ${why}; traffic still flows\n`);
+    warn(`cannot write log ${writer.path}: ${why}; traffic still flows`);
   }
 }
 
 /** Whether a chunk is a burst's: AT_ONCE_MAX bytes or more of several lines, as a pipe that was
  * backed up hands them over. One long message is one line, and is logged at once like any. */
-function isBurst(crossed: Crossed): boolean {
-  if (crossed.kind !== "chunk" || crossed.chunk.length < AT_ONCE_MAX) return false;
-  return crossed.chunk.indexOf(0x0a) !== crossed.chunk.lastIndexOf(0x0a);
+function isBurst(crossing: Crossing): boolean {
+  if (crossing.kind !== "chunk" || crossing.chunk.length < AT_ONCE_MAX) return false;
+  return crossing.chunk.indexOf(0x0a) !== crossing.chunk.lastIndexOf(0x0a);
 }
 
 /** Keeps what crossed for the tap, and hands it over at once unless a burst is on. */
-function logLater(writer: LogWriter, crossed: Crossed): void {
-  writer.unread.push({ ...crossed, now: performance.now() });
-  if (crossed.kind === "chunk") writer.behind += crossed.chunk.length;
+function logLater(writer: LogWriter, crossing: Crossing): void {
+  writer.unread.push(crossing);
+  if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
   // Nothing else waits, and this is no burst's chunk: at once.
-  if (writer.unread.length === 1 && !isBurst(crossed)) return catchUp(writer, Infinity);
+  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer, Infinity);
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
@@ -460,7 +576,10 @@ function whenQuiet(writer: LogWriter): void {
 function closeLog(writer: LogWriter, last: string): void {
   // Catch up before reading the requests in flight: a response not read yet would be listed.
   while (writer.unread.length > 0) catchUp(writer, SLICE);
-  for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
+  const now = performance.now();
+  for (const text of unansweredNotes(writer.tap, now)) {
+    writer.unread.push({ kind: "note", text, now });
+  }
   note(writer, last);
   writer.closed = true;
 }
@@ -491,7 +610,7 @@ function spawned<T extends ChildProcess>(command: string, start: () => T,
   noted: (why: string) => void = () => {}): T {
   const failed = (error: unknown): never => {
     const why = `cannot start ${command}: ${error instanceof Error ? error.message : error}`;
-    process.stderr.write(`wrap: ${why}\n`);
+    warn(why);
     noted(why);
     return process.exit(CANNOT_START);
   };
@@ -513,13 +632,19 @@ function relay(
 ): void {
   const { writer } = plumbing;
   from.pipe(to, { end });
+  const log = (chunk: Buffer) => {
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
+    // Backpressure, as for a slow reader: the tap may fall only so far behind.
+    if (writer.behind <= MAX_BEHIND) return;
+    from.pause();
+    writer.paused.push(from);
+  };
   // A line the client sends is passed on first, and a line the server sends is handed to the
   // log writer first: in a conversation the client never holds a response the log lacks,
   // since the log writer writes at once, and the request it answers was logged before it came.
-  const log = (chunk: Buffer) => logLater(writer, { kind: "chunk", mark, chunk });
   if (mark === "←") from.prependListener("data", log);
   else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark }));
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
   // every line.
   to.on("error", (error: Error) => {
@@ -633,36 +758,74 @@ type CommandLine = {
   timeoutMs: number; command: string; args: string[];
 };
 
-/** A log's whole text; a log that cannot be read ends wrap in one plain line. */
-function readLog(path: string): Promise<string> {
-  return readFile(path, "utf8").catch((error: unknown) => cannot(`read ${path}`, error));
-}
-
 /** Where reading a log got to: how far, and the start of a line that has not ended yet. */
 type Reading = { offset: number; rest: Buffer };
 
 /** Where reading a log begins. */
 const LOG_START: Reading = { offset: 0, rest: Buffer.alloc(0) };
 
-/** Reads a log's complete lines past where reading got to, 64 KiB at a time, so that no log is
- * ever held whole, and hands them on; resolves with where reading stopped. */
-async function readLines(path: string, from: Reading, read: (lines: string[]) => void) {
+/** The most of one line a reader holds: twice what wrap logs of a line. A longer one is no
+ * line wrap wrote, and is read cut there. */
+const LONGEST_READ = 2 * LONGEST_LOGGED;
+
+/**
+ * Reads a log's complete lines past where reading got to, SLICE bytes at a time, and hands
+ * them to `read`, waiting for it: no log is ever held whole. The start of a line that has not
+ * ended yet is kept for the next read or, when reading `toEnd`, read as a last line. Resolves
+ * with where reading stopped.
+ */
+async function readLines(path: string, from: Reading, toEnd: boolean,
+  read: (lines: string[]) => unknown): Promise<Reading> {
   const file = await open(path, "r");
   let { offset } = from;
   // The start of a line not ended yet, in pieces: a long line is joined once, when it ends.
-  const held = [from.rest];
-  for (;;) {
-    const slice = Buffer.allocUnsafe(65_536);
-    const { bytesRead } = await file.read(slice, 0, slice.length, offset);
-    if (bytesRead === 0) break;
-    offset += bytesRead;
-    const end = slice.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
-    const ended = end === 0 ? [] : [...held.splice(0), slice.subarray(0, end)];
-    read(Buffer.concat(ended).toString().split("\n"));
-    held.push(slice.subarray(end, bytesRead));
+  let held = [from.rest];
+  let heldBytes = from.rest.length;
+  try {
+    for (let bytesRead = -1; bytesRead !== 0; offset += bytesRead) {
+      const slice = Buffer.allocUnsafe(SLICE);
+      ({ bytesRead } = await file.read(slice, 0, SLICE, offset));
+      const end = slice.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+      // Past LONGEST_READ, what a line not ended yet holds is left out, up to its end.
+      const cut = heldBytes >= LONGEST_READ;
+      if (end === 0 && !cut) held.push(slice.subarray(0, bytesRead));
+      heldBytes += bytesRead;
+      if (end === 0) continue;
+      const ending = slice.subarray(cut ? slice.indexOf(0x0a) : 0, end);
+      const lines = Buffer.concat([...held, ending]).toString().split("\n");
+      held = [slice.subarray(end, bytesRead)];
+      heldBytes = bytesRead - end;
+      await read(lines);
+    }
+  } finally {
+    await file.close();
   }
-  await file.close();
-  return { offset, rest: Buffer.concat(held) };
+  const rest = Buffer.concat(held);
+  if (toEnd && rest.length > 0) await read([rest.toString()]);
+  return { offset, rest };
+}
+
+/**
+ * Reads a log's events past where reading got to, as readLines reads its lines, each redacted
+ * first when `redact`, and hands each slice's to `read`; resolves with where reading stopped
+ * and how many lines were no events.
+ */
+async function readEvents(path: string, from: Reading, toEnd: boolean, redact: boolean,
+  read: (events: LogEvent[]) => unknown): Promise<Reading & { skipped: number }> {
+  let skipped = 0;
+  const reading = await readLines(path, from, toEnd, (lines) => read(lines.flatMap((line) => {
+    const event = parseEvent(redact ? redactLine(line) : line);
+    if (event === undefined && line !== "") skipped += 1;
+    return event ?? [];
+  })));
+  return { ...reading, skipped };
+}
+
+/** Writes a reader's output on stdout, printable unless `asIs`, and waits while stdout's reader
+ * is behind: a reader's memory stays bounded, however long its log. */
+async function print(text: string, asIs = false): Promise<void> {
+  if (process.stdout.write(asIs ? text : printable(text))) return;
+  await once(process.stdout, "drain");
 }
 
 /** A request as the follower keeps it: its direction, method, tool (for tools/call), both as
@@ -676,9 +839,11 @@ type Asked = {
 type Session = {
   /** The `# start` note that began it; undefined for a log that begins mid-session. */
   start: LogEvent | undefined;
-  /** The requests in flight, by direction and id, until a response the other way. */
+  /** The requests in flight, by direction and id, until a response the other way: at most
+   * PENDING_LIMIT, the newest, as the tap pairs them. */
   waiting: Map<string, Asked>;
-  /** The round a retry is, by the requestState of the input_required result it follows. */
+  /** The round a retry is, by the requestState of the input_required result it follows; at
+   * most PENDING_LIMIT, the newest. */
   next: Map<string, number>;
 };
 
@@ -749,7 +914,7 @@ function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRe
   const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
   const key = pairKey(mark, message.id);
   // An id still in use stays with its first request, as the tap pairs it.
-  if (!session.waiting.has(key)) session.waiting.set(key, request);
+  if (!session.waiting.has(key)) keepPending(session.waiting, key, request);
   const place = round === undefined ? "retry" : round > 1 ? `round ${round}` : undefined;
   return { mark, message, request, place, failed: false };
 }
@@ -764,7 +929,7 @@ function followResponse(session: Session, mark: "→" | "←", message: JSONRPCR
   const round = request?.round;
   // basic/patterns/mrtr: the retry sends this requestState back byte for byte.
   const asks = inputRequestsOf(message.result) !== undefined && typeof state === "string";
-  if (asks && round !== undefined) session.next.set(state, round + 1);
+  if (asks && round !== undefined) keepPending(session.next, state, round + 1);
   const failed = message.error !== undefined || dig(message.result, "isError") === true;
   return { mark, message, request, place: undefined, failed };
 }
@@ -783,55 +948,104 @@ function follow(session: Session, event: LogEvent): Followed[] {
 }
 
 // ---- Reader: redact, a copy of the log that can be shared ----
+// What redact catches, defined once, for redact, show, diagram and replay alike: names that
+// hold secrets (a JSON key, or `name=value` and `name: value` in any text), and secrets known
+// by their shape, wherever they stand: in requests, responses, stderr lines and wrap's own
+// notes, as a JSON value, inside a JSON string, or in plain text. A value is replaced whole.
+// It is best effort: a secret with neither a telling name nor a known shape stays.
 
 /** What stands in for a secret. */
 const REDACTED = "[redacted]";
 
-/** Keys whose values are secrets, whatever the values hold (case-insensitive). */
-const SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(?:token|key)$/i;
+/** A name that holds a secret, in any case and with any separators: one with password, passwd,
+ * secret, token (not `tokens`, a count), cookie, authorization or credential in it, an API,
+ * access, private or session key, or a name that ends in `_key`, `-key` or `.key`. Its words
+ * are at most 40 characters on either side, so that no text takes long to search. */
+const SECRET_NAME = String.raw`\w{0,40}?(?:pass(?:word|wd)|secret|token(?!s)|cookie|` +
+  String.raw`authorization|credential|(?:api|access|private|session)[_.-]?key|[_.-]key\b)\w{0,40}`;
 
-/** Secrets known by their shape, in any text: bearer credentials and well-known API keys. */
-const SECRET_TEXT =
-  /\bBearer\s+[^\s"',;]+|\b(?:sk-[\w-]{16,}|ghp_[A-Za-z0-9]{20,}|xox[a-z]-[\w-]{8,})/g;
+/** A JSON key whose value is a secret, whatever the value. */
+const SECRET_KEY = new RegExp(SECRET_NAME, "i");
 
-/** A secret key and its value in text that is not JSON: `token=…`, `"api_key": "…"`. */
-const SECRET_PAIR = new RegExp(String.raw`\b(authorization|cookie|password|secret|token|` +
-  String.raw`api_?key|\w+_(?:token|key))("? ?[:=] ?"?)[^\s"',;&]+`, "gi");
+/** A secret's name and value in text: `DB_PASSWORD=…`, `Authorization: Basic …`, `"api_key":
+ * "…"`, `Cookie: a=1; b=2`. The name, what stands between, and the value's quotes stay. */
+const SECRET_PAIR = new RegExp(String.raw`\b(${SECRET_NAME})(["']?[ \t]*[:=][ \t]*)(` +
+  String.raw`"(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Basic|Bearer|Digest|Token)[ \t]+)?` +
+  String.raw`[^\s"',;&]+(?:;[ \t]*[^\s"',;&=]+=[^\s"',;&]+)*)`, "gi");
 
-/** JSON.stringify's replacer for redaction: a secret key's value goes, and secret-shaped text. */
+/**
+ * Secrets known by their shape, wherever they stand: a PEM private key (to its end, or the
+ * text's), a bearer credential, GitHub tokens (ghp_, gho_, ghs_, ghu_, ghr_, github_pat_),
+ * OpenAI and Anthropic keys (sk-, sk-ant-), Slack tokens (xox?-), AWS access key ids (AKIA,
+ * ASIA), a JWT, and the user and password in a URL.
+ */
+const SECRET_SHAPES = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  /\bBearer\s+[^\s"',;]+/g,
+  /\b(?:gh[opsur]_[A-Za-z\d]{20,}|github_pat_\w{20,}|sk-[\w-]{16,}|xox[a-z]-[\w-]{8,})/g,
+  /\bA(?:KI|SI)A[A-Z\d]{16}\b/g,
+  /\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*/g,
+  /(?<=\w:\/\/)[^\s/@"']+:[^\s/@"']*(?=@)/g,
+];
+
+/** A line that is all base64, of mixed case and digits, as each line of a PEM key's body is
+ * on stderr. */
+const BASE64_LINE = /^(?=.*[A-Z])(?=.*[a-z])(?=.*\d)[A-Za-z\d+/]{40,}={0,2}$/;
+
+/** Whether a JSON key's value is a secret; MCP's own progressToken is a request's handle, and
+ * none (basic/utilities/progress). */
+function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key) && key !== "progressToken";
+}
+
+/** Text with every secret it holds replaced: first the named ones, then the shapes. */
+function redactString(text: string): string {
+  let redacted = text.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => {
+    const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
+    return `${name}${between}${quote}${REDACTED}${quote}`;
+  });
+  for (const shape of SECRET_SHAPES) redacted = redacted.replace(shape, REDACTED);
+  return redacted;
+}
+
+/** JSON.stringify's replacer for redaction: a secret key's value goes, and secrets in text. */
 function hideSecret(key: string, value: unknown): unknown {
-  if (SECRET_KEY.test(key)) return REDACTED;
-  return typeof value === "string" ? value.replace(SECRET_TEXT, REDACTED) : value;
+  if (isSecretKey(key)) return REDACTED;
+  return typeof value === "string" ? redactString(value) : value;
 }
 
 /** A line's text redacted: JSON stays valid JSON, and is rewritten only when it held a secret. */
 function redactText(text: string): string {
   const value = attempt((): unknown => JSON.parse(text));
-  if (value === undefined) {
-    // Shapes first: in `Authorization: Bearer xyz`, the pair would take `Bearer` alone.
-    return text.replace(SECRET_TEXT, REDACTED).replace(SECRET_PAIR, `$1$2${REDACTED}`);
-  }
+  if (value === undefined) return BASE64_LINE.test(text) ? REDACTED : redactString(text);
   const redacted = JSON.stringify(value, hideSecret);
   return redacted === JSON.stringify(value) ? text : redacted;
 }
 
-/** Redacts each event's text and keeps its head; a line that is no event is masked whole. */
-function redactLog(log: string): string {
-  return log.split("\n").map((line) => {
-    const head = EVENT_HEAD.exec(line)?.[0];
-    return head === undefined ? redactText(line) : head + redactText(line.slice(head.length));
-  }).join("\n");
+/** A log line with its text redacted and its head kept; a line that is no event, whole. A
+ * text that now begins as a note could gets the bar, as the tap would have given it. */
+function redactLine(line: string): string {
+  const head = EVENT_HEAD.exec(line);
+  if (head === null) return redactText(line);
+  const text = redactText(line.slice(head[0].length));
+  const unbarred = head[2] !== undefined && !head[0].endsWith("| ");
+  return `${head[0]}${unbarred && LOOKS_LIKE_NOTE.test(text) ? "| " : ""}${text}`;
 }
 
-/** wrap redact: the log with its secrets masked, on stdout. */
+/** wrap redact: the log with its secrets masked, on stdout, as it reads it. Byte for byte but
+ * the secrets, except on a terminal, which gets it printable. */
 async function redact({ logPath }: CommandLine): Promise<void> {
-  process.stdout.write(redactLog(await readLog(logPath)));
+  const raw = process.stdout.isTTY !== true;
+  await readLines(logPath, LOG_START, true, (lines) => print(lines.map(redactLine).join("\n"), raw))
+    .catch((error: unknown) => cannot(`read ${logPath}`, error));
 }
 
 // ---- Reader: diagram, the session as Mermaid sequence diagrams for a post ----
 
-/** Zenn's limit on one code block, in characters. */
-const BLOCK_LIMIT = 2_000;
+/** The most a block's statements take, in characters: Zenn's limit on one code block (2,000),
+ * less room for the fences, the note that joins a block to the one before, and a head of two
+ * names of 40 characters. */
+const BLOCK_ROOM = 2_000 - 100 - 200;
 
 /**
  * Characters that mean something to Mermaid 8.10 or 11 inside a label, and look-alikes for
@@ -843,11 +1057,12 @@ const LOOKALIKES = new Map([["#", "＃"], [";", "；"], ["<", "‹"], [">", "›
 /** Each kind's arrow: solid for a request, open for a notification, dashed for a response. */
 const ARROWS = { request: "->>", notification: "-)", response: "-->>", other: "->>" } as const;
 
-/** Text made safe for a Mermaid label: one line, look-alikes, at most `max` characters. */
+/** Text made safe for a Mermaid label: printable, one line, look-alikes, at most `max`
+ * characters. */
 function label(text: string, max: number): string {
-  const safe = text.replace(/[#;<>%&"{}]/g, (found) => LOOKALIKES.get(found) ?? found);
-  // A newline would end the statement (Mermaid's grammar): every control character goes.
-  const characters = Array.from(safe.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim());
+  const safe = printable(text).replace(/[#;<>%&"{}]/g, (found) => LOOKALIKES.get(found) ?? found);
+  // A newline would end the statement (Mermaid's grammar): all white space is one space.
+  const characters = Array.from(safe.replace(/\s+/g, " ").trim());
   const short = characters.length > max ? [...characters.slice(0, max - 1), "…"] : characters;
   return short.length === 0 ? "(empty)" : short.join("");
 }
@@ -892,43 +1107,58 @@ function statements(event: LogEvent, followed: readonly Followed[]): string[] {
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
 
-/** The session as Markdown: numbered ```mermaid blocks of at most BLOCK_LIMIT characters. */
-function diagram(events: readonly LogEvent[]): string {
-  const messages = events.flatMap((event) => event.messages);
-  const started = events.flatMap((event) => startedCommand(event) ?? [])[0];
-  // No serverInfo (a server that failed, or never answered): the command's first two words.
-  const firstWords = started?.split(" ").slice(0, 2) ?? ["server"];
-  const command = firstWords.map((word) => word.split("/").at(-1)).join(" ");
-  const head = ["sequenceDiagram",
-    `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
-    `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command, 40)}`];
-  let part: string[] = [];
-  const parts = [part];
-  const session = newSession();
-  const drawn = events.flatMap((event) => statements(event, follow(session, event)));
-  for (const statement of drawn) {
-    // Room is left for the fences and the note that joins a block to the one before.
-    if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
-      part = [];
-      parts.push(part);
-    }
-    part.push(statement);
-  }
-  return parts.map((lines, index) => {
-    const count = `${index + 1} of ${parts.length}`;
-    const title = parts.length > 1 ? [`Part ${count}`, ""] : [];
-    const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
-    return [...title, "```mermaid", ...head, ...joint, ...lines, "```", ""].join("\n");
-  }).join("\n");
+/** The participants a log names: the clientInfo and serverInfo it first gives, and the
+ * command of its first start note. */
+type Sides = {
+  client?: string | undefined; server?: string | undefined; command?: string | undefined;
+};
+
+/** A block's head: the participants by name, or the client and, for a server that has not given
+ * its name (one that failed, or never answered), its command's first two words. */
+function diagramHead({ client, server, command }: Sides): string[] {
+  const firstWords = command?.split(" ").slice(0, 2) ?? ["server"];
+  const named = firstWords.map((word) => word.split("/").at(-1)).join(" ");
+  return ["sequenceDiagram", `participant C as ${label(client ?? "client", 40)}`,
+    `participant S as ${label(server ?? named, 40)}`];
 }
 
-/** wrap diagram: the log drawn, redacted unless --no-redact, on stdout or into --out. */
+/** wrap diagram: the log drawn as ```mermaid blocks, redacted unless --no-redact, on stdout or
+ * into --out. It reads the log as a stream, and writes each block once it is full, the sides
+ * named as the log has named them so far; a log that fills more than one has numbered parts. */
 async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
-  const log = await readLog(logPath);
-  const markdown = diagram(parseLog(values["no-redact"] === true ? log : redactLog(log)));
   const { out } = values;
-  if (out === undefined) process.stdout.write(markdown);
-  else await writeFile(out, markdown).catch((error: unknown) => cannot(`write ${out}`, error));
+  const failed = (error: unknown) => cannot(`write ${out}`, error);
+  const file = out === undefined ? undefined : await open(out, "w").catch(failed);
+  const session = newSession();
+  const sides: Sides = {};
+  let part: string[] = [];
+  let size = 0;
+  let parts = 0;
+  const flush = (last: boolean) => {
+    parts += 1;
+    const title = parts > 1 || !last ? [`Part ${parts}`, ""] : [];
+    const joint = parts > 1 ? [`Note over C,S: part ${parts}, continued from part ${parts - 1}`]
+      : [];
+    const block = [...title, "```mermaid", ...diagramHead(sides), ...joint, ...part, "```", ""];
+    part = [];
+    size = 0;
+    const text = `${block.join("\n")}${last ? "" : "\n"}`;
+    return file === undefined ? print(text) : file.write(text).catch(failed);
+  };
+  await readEvents(logPath, LOG_START, true, values["no-redact"] !== true, async (events) => {
+    for (const event of events) {
+      sides.command ??= startedCommand(event);
+      sides.client ??= sideName(event.messages, "params", "clientInfo");
+      sides.server ??= sideName(event.messages, "result", "serverInfo");
+      for (const statement of statements(event, follow(session, event))) {
+        if (size + statement.length > BLOCK_ROOM) await flush(false);
+        part.push(statement);
+        size += statement.length + 1;
+      }
+    }
+  }).catch((error: unknown) => cannot(`read ${logPath}`, error));
+  await flush(true);
+  await file?.close().catch(failed);
 }
 
 // ---- Reader: replay, a golden test of any stdio server from one recorded session ----
@@ -977,13 +1207,13 @@ function around(text: string, at: number): string {
 /** One difference as one line: the JSON path, then both values, or where two strings part. */
 function describeDifference({ path, expected, actual }: Difference, redact: boolean): string {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact && path.some((key) => SECRET_KEY.test(key));
+  const secret = redact && path.some(isSecretKey);
   if (secret) return `${where}: differs, in a redacted value`;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact)}, got ${brief(actual, redact)}`;
   }
-  const shownExpected = redact ? expected.replace(SECRET_TEXT, REDACTED) : expected;
-  const shownActual = redact ? actual.replace(SECRET_TEXT, REDACTED) : actual;
+  const shownExpected = redact ? redactString(expected) : expected;
+  const shownActual = redact ? redactString(actual) : actual;
   if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
@@ -1079,8 +1309,8 @@ async function replayResponse(replay: Replay, recorded: JSONRPCResponse, request
   const found = actual === undefined ? [] : differences(recorded, actual, [], replay.ignored);
   replay.tally[actual === undefined ? "missing" : found.length > 0 ? "differ" : "match"] += 1;
   const name = request === undefined ? id : `${id} ${JSON.stringify(request.method)}`;
-  if (actual === undefined) process.stdout.write(`✗ ${name}: missing\n`);
-  if (found.length > 0) process.stdout.write(`${report(name, found, replay.redact)}\n`);
+  if (actual === undefined) await print(`✗ ${name}: missing\n`);
+  if (found.length > 0) await print(`${report(name, found, replay.redact)}\n`);
 }
 
 /** Ends the server's input, waits for it, and prints the summary; 0 when all matched. */
@@ -1091,38 +1321,48 @@ async function finishReplay(replay: Replay): Promise<number> {
   // so that a server that exits in time leaves no timer holding wrap.
   setTimeout(() => server.kill("SIGKILL"), replay.timeoutMs).unref();
   if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) process.stdout.write(`✗ ${JSON.stringify(id)}: unexpected\n`);
+  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
   const { match, differ, missing } = replay.tally;
-  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ` +
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
     `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
   return differ + missing + responses.length === 0 ? 0 : 1;
+}
+
+/** Replays one event: waits for what the recorded client waited for, then sends a client's
+ * line, as fast as the server reads it. */
+async function replayEvent(run: Replay, session: Session, event: LogEvent): Promise<void> {
+  for (const { mark, message, request } of follow(session, event)) {
+    if (message.kind !== "response") continue;
+    const id = JSON.stringify(message.id);
+    // The client answered a request of the server's only once it had come; so does replay.
+    if (mark === "→" && request !== undefined) await waitFor(run, () => run.requested.has(id));
+    if (mark === "←") await replayResponse(run, message, request);
+  }
+  if (event.mark !== "→") return;
+  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}\n`);
+  if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {});
 }
 
 /** wrap replay: sends the log's client lines to the command, each when the recorded client
  * sent it, and compares each response; exit code 0 when all match. */
 async function replay(line: CommandLine): Promise<void> {
-  const events = parseLog(await readLog(line.logPath));
+  const failed = (error: unknown) => cannot(`read ${line.logPath}`, error);
+  // A log that cannot be read starts no server.
+  await access(line.logPath).catch(failed);
   const run = startReplay(line);
   const session = newSession();
-  for (const event of events) {
-    for (const { mark, message, request } of follow(session, event)) {
-      if (message.kind !== "response") continue;
-      const id = JSON.stringify(message.id);
-      // The client answered a request of the server's only once it had come; so does replay.
-      if (mark === "→" && request !== undefined) await waitFor(run, () => run.requested.has(id));
-      if (mark === "←") await replayResponse(run, message, request);
-    }
-    if (event.mark === "→") run.server.stdin.write(`${withStates(event.text, run.states)}\n`);
-  }
+  await readEvents(line.logPath, LOG_START, true, false, async (events) => {
+    for (const event of events) await replayEvent(run, session, event);
+  }).catch(failed);
   process.exitCode = await finishReplay(run);
 }
 
 // ---- Reader: show, the log as a person reads it, whole or as it grows ----
 
-/** How show prints, the session it follows, and how many lines were no events. */
+/** How show prints, and the session it follows. */
 type Shower = {
   width: number; colour: boolean; redact: boolean; methods: string[]; errorsOnly: boolean;
-  session: Session; skipped: number;
+  session: Session;
 };
 
 /** Where show has read a followed log to: which file (by inode), how far, a line begun, and
@@ -1163,7 +1403,8 @@ function responseSummary(message: JSONRPCResponse, elapsed: string | undefined) 
 /** What one message is, in a few words and a summary of what it carries; a request's are its
  * method and tool, id, a retry's round, and its arguments or message. */
 function summary({ message, request, place }: Followed, event: LogEvent): string {
-  if (message.kind === "other") return `not JSON-RPC: ${event.text}`;
+  // Quoted, so that its text is never taken for a tag; its tags say what it is.
+  if (message.kind === "other") return JSON.stringify(event.text);
   if (message.kind === "notification") return notificationSummary(message);
   if (message.kind === "response") return responseSummary(message, event.elapsed);
   const args = dig(message.params, "arguments") ?? message.params;
@@ -1181,9 +1422,10 @@ function passes(shower: Shower, { message, request, failed }: Followed): boolean
   return shower.methods.some((wanted) => name === wanted || name?.startsWith(`${wanted} `));
 }
 
-/** One printed line: cut to the width with "…", coloured on a terminal. */
+/** One printed line: printable, on one line, cut to the width with "…", coloured on a
+ * terminal. */
 function fitted(shower: Shower, time: string, mark: string, text: string, colour: string) {
-  const characters = Array.from(`${time} ${mark} ${text.replace(/[\u0000-\u001f\u007f]/g, " ")}`);
+  const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
   const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
   const line = cut.join("");
@@ -1210,15 +1452,10 @@ function showEvent(shower: Shower, event: LogEvent): string[] {
   });
 }
 
-/** Prints what some lines of a log show. */
-function showLines(shower: Shower, lines: readonly string[]): void {
-  const printed: string[] = [];
-  for (const line of lines) {
-    const event = parseEvent(shower.redact ? redactLog(line) : line);
-    if (event === undefined && line !== "") shower.skipped += 1;
-    if (event !== undefined) printed.push(...showEvent(shower, event));
-  }
-  if (printed.length > 0) process.stdout.write(`${printed.join("\n")}\n`);
+/** Prints what some events of a log show, each line printable already. */
+function showEvents(shower: Shower, events: readonly LogEvent[]): Promise<void> {
+  const printed = events.flatMap((event) => showEvent(shower, event));
+  return print(printed.map((each) => `${each}\n`).join(""), true);
 }
 
 /**
@@ -1229,7 +1466,7 @@ function showLines(shower: Shower, lines: readonly string[]): void {
 async function readOn(shower: Shower, path: string, place: Place): Promise<Place> {
   const found = await stat(path).catch(() => undefined);
   if (found === undefined) {
-    if (!place.absent) process.stderr.write(`wrap: no log at ${path} yet: waiting for it\n`);
+    if (!place.absent) warn(`no log at ${path} yet: waiting for it`);
     return { ...place, absent: true };
   }
   // A log seen for the first time is another file too, read from its start.
@@ -1237,7 +1474,8 @@ async function readOn(shower: Shower, path: string, place: Place): Promise<Place
   const said = "─── the log was cut or replaced: reading it from its start\n";
   if (other && place.inode !== undefined) process.stdout.write(said);
   const from = other ? LOG_START : place;
-  const read = await readLines(path, from, (lines) => showLines(shower, lines)).catch(() => from);
+  const read = await readEvents(path, from, false, shower.redact,
+    (events) => showEvents(shower, events)).catch(() => from);
   return { ...read, inode: found.ino, absent: false };
 }
 
@@ -1261,7 +1499,7 @@ async function followLog(shower: Shower, path: string): Promise<never> {
 }
 
 /** How show prints here: the terminal's width and colours, and the command line's filters. */
-function showOptions({ values }: CommandLine): Omit<Shower, "session" | "skipped"> {
+function showOptions({ values }: CommandLine): Omit<Shower, "session"> {
   const terminal = process.stdout.isTTY === true;
   const noColour = (process.env.NO_COLOR ?? "") !== "";
   // A terminal that says nothing of its size, or something too narrow to use, gets 80.
@@ -1275,14 +1513,12 @@ function showOptions({ values }: CommandLine): Omit<Shower, "session" | "skipped
 
 /** wrap show: prints a log one line per message; with --follow, goes on as it grows. */
 async function show(line: CommandLine): Promise<void> {
-  const shower: Shower = { ...showOptions(line), session: newSession(), skipped: 0 };
+  const shower: Shower = { ...showOptions(line), session: newSession() };
   if (line.values.follow === true) await followLog(shower, line.logPath);
-  const read = await readLines(line.logPath, LOG_START, (lines) => showLines(shower, lines))
+  const { skipped } = await readEvents(line.logPath, LOG_START, true, shower.redact,
+    (events) => showEvents(shower, events))
     .catch((error: unknown) => cannot(`read ${line.logPath}`, error));
-  showLines(shower, [read.rest.toString("utf8")]);
-  if (shower.skipped > 0) {
-    process.stdout.write(`skipped ${shower.skipped} lines that are not wire.log events\n`);
-  }
+  if (skipped > 0) await print(`skipped ${skipped} lines that are not wire.log events\n`);
 }
 
 // ---- Reader: stats, figures per method and per session, read as a stream ----
@@ -1428,12 +1664,8 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
   const all: SessionFigures[] = [];
   const session = newSession();
   let figures: SessionFigures | undefined;
-  let skipped = 0;
-  const count = (lines: readonly string[]) => {
-    for (const line of lines) {
-      const event = parseEvent(line);
-      if (event === undefined && line !== "") skipped += 1;
-      if (event === undefined) continue;
+  const count = (events: readonly LogEvent[]) => {
+    for (const event of events) {
       const followed = follow(session, event);
       // A session starts at its `# start` note; a log that starts mid-session, at its first event.
       if (session.start === event || figures === undefined) {
@@ -1443,18 +1675,15 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
       countEvent(figures, event, followed);
     }
   };
-  const { rest } = await readLines(logPath, LOG_START, count)
+  const { skipped } = await readEvents(logPath, LOG_START, true, false, count)
     .catch((error: unknown) => cannot(`read ${logPath}`, error));
-  count([rest.toString("utf8")]);
   const sessions = all.map(sessionJson);
-  if (values.json === true) {
-    process.stdout.write(`${JSON.stringify({ sessions, skipped }, null, 2)}\n`);
-    return;
-  }
+  // printable keeps JSON valid JSON: it escapes only characters a JSON string may escape.
+  if (values.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}\n`);
   const blocks = sessions.map((one, index) => sessionText(one, index).join("\n"));
   if (blocks.length === 0) blocks.push("no session: this file holds no wire.log event");
   if (skipped > 0) blocks.push(`skipped ${skipped} lines that are not wire.log events`);
-  process.stdout.write(`${blocks.join("\n\n")}\n`);
+  await print(`${blocks.join("\n\n")}\n`);
 }
 
 // ---- The command line: record (the default), or read a log back ----
@@ -1506,7 +1735,7 @@ function misuse(): never {
 
 /** A file a reader cannot read or write: one plain line, no stack, and exit code 1. */
 function cannot(what: string, error: unknown): never {
-  process.stderr.write(`wrap: cannot ${what}: ${String(error)}\n`);
+  warn(`cannot ${what}: ${String(error)}`);
   process.exit(1);
 }
 

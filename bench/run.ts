@@ -841,7 +841,8 @@ function proxyTargets(field: Field, wrapped: Contender, piped: Contender): strin
     target("Wrap throughput / bare pipe proxy's", "at least", 0.8,
       ratio(wrapped, piped, "callsPerSecond"), "itself"),
     target(lastAnswer, "at most", 1.05, ratio(piped, wrapped, "callsPerSecond"), "itself"),
-    target("Wrap added p50 / bare pipe proxy's", "at most", 1.2,
+    // Issue 36's target: at most 1.3× what the bare proxy adds, every line still durable.
+    target("Wrap added p50 / bare pipe proxy's", "at most", 1.3,
       { value: byWrap / byPipe, detail }, "itself"),
   ];
 }

@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
-import { open, readFile, stat, writeFile } from "node:fs/promises";
+import { access, open, stat } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
@@ -40,15 +40,36 @@ function messagesOf(text) {
   const value = attempt(() => JSON.parse(text));
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
+var UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+function printable(text) {
+  const escaped = (found) => `\\u${found.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return text.replace(UNPRINTABLE, escaped);
+}
+function warn(text) {
+  process.stderr.write(printable(`wrap: ${text}
+`));
+}
 function pairKey(mark, id) {
   return `${mark} ${JSON.stringify(id)}`;
 }
 var OPPOSITE = { "→": "←", "←": "→" };
+var PENDING_LIMIT = 5e4;
+function keepPending(pending, key, request) {
+  pending.set(key, request);
+  if (pending.size <= PENDING_LIMIT) return false;
+  for (const oldest of pending.keys()) {
+    if (pending.size <= PENDING_LIMIT * 0.9) break;
+    pending.delete(oldest);
+  }
+  return true;
+}
 var TAGS = ["bytes", "not UTF-8", "CRLF", "no request", "id in use", "not JSON-RPC"];
 function notesShown(elapsed, tags, bytes) {
   const shown = TAGS.filter((tag) => tags.has(tag)).map((tag) => tag === "bytes" ? `[${bytes} bytes]` : `[${tag}]`);
   return elapsed === void 0 ? shown : [`(${elapsed.toFixed(1)} ms)`, ...shown];
 }
+var NOTE = String.raw`\(\d+(?:\.\d+)? ms\) |\[[A-Za-z\d][\w -]*\] `;
+var LOOKS_LIKE_NOTE = /^(?:[(|]|\[[A-Za-z\d])/;
 function startNote(pid, commandLine) {
   return `start pid ${pid}: ${commandLine}`;
 }
@@ -56,92 +77,141 @@ function exitNote(code, signal) {
   return signal === null ? `exit code ${code}` : `exit signal ${signal}`;
 }
 var MARKS = ["→", "←", "!", "#"];
-var EVENT_HEAD = new RegExp(String.raw`^\S+ ([→←!#]) (?:\((\d+(?:\.\d+)?) ms\) )?` + TAGS.map((tag) => String.raw`(?:\[${tag === "bytes" ? String.raw`\d+ bytes` : tag}\] )?`).join(""));
+var EVENT_HEAD = new RegExp(String.raw`^\S+ (?:([!#]) |([→←]) ((?:${NOTE})*)(?:\| )?)`);
 function parseEvent(line) {
   const head = EVENT_HEAD.exec(line);
-  const mark = MARKS.find((each) => each === head?.[1]);
+  const mark = MARKS.find((each) => each === (head?.[1] ?? head?.[2]));
   if (head === null || mark === void 0) return void 0;
   const text = line.slice(head[0].length);
-  const found = head[0].includes("[") ? head[0].matchAll(/\[(.+?)\] /g) : [];
-  const tags = Array.from(found, ([tag]) => tag.slice(1, -2));
+  const notes = head[3] ?? "";
+  const found = notes === "" ? [] : notes.matchAll(/\[(.+?)\] /g);
+  const tags = Array.from(found, ([, tag]) => tag ?? "");
+  const elapsed = notes === "" ? void 0 : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed: head[2], tags, text, messages };
-}
-function parseLog(log) {
-  return log.split("\n").flatMap((line) => parseEvent(line) ?? []);
+  return { time, mark, elapsed, tags, text, messages };
 }
 function startedCommand(event) {
   const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
   return start === null ? void 0 : event.text.slice(start[0].length);
 }
 var LARGE_LINE = 1048576;
+var LONGEST_LOGGED = 16 * LARGE_LINE;
 var CR = 13;
 var NEWLINE = Buffer.from("\n");
-function splitLines(pieces, chunk) {
+function splitLines(unended, chunk) {
   const lines = [];
   let start = 0;
-  let end = chunk.indexOf("\n");
-  while (end !== -1) {
-    const piece = chunk.subarray(start, end);
-    lines.push(pieces.length === 0 ? piece : Buffer.concat([...pieces.splice(0), piece]));
+  for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+    keep(unended, chunk.subarray(start, end));
+    lines.push(ended(unended));
     start = end + 1;
-    end = chunk.indexOf("\n", start);
   }
-  if (start < chunk.length) pieces.push(chunk.subarray(start));
+  if (start < chunk.length) keep(unended, chunk.subarray(start));
   return lines;
 }
-function annotate(pending, mark, line, now) {
+function keep(unended, piece) {
+  const room = LONGEST_LOGGED - unended.size;
+  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+  unended.size += piece.length;
+}
+function ended(unended) {
+  const [first] = unended.pieces;
+  const single = unended.pieces.length === 1 && first !== void 0;
+  const line = { kept: single ? first : Buffer.concat(unended.pieces), size: unended.size };
+  unended.pieces = [];
+  unended.size = 0;
+  return line;
+}
+function annotate(tap, mark, line, now) {
   const tags = /* @__PURE__ */ new Set();
   let elapsed;
   if (line.length > LARGE_LINE) tags.add("bytes");
   if (!isUtf8(line)) tags.add("not UTF-8");
   if (line[line.length - 1] === CR) tags.add("CRLF");
   for (const message of messagesOf(line.toString())) {
-    if (message.kind === "request") {
-      const key = pairKey(mark, message.id);
-      if (pending.has(key)) tags.add("id in use");
-      else pending.set(key, { method: message.method, sentAt: now });
-    }
+    if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     if (message.kind === "response" && message.id !== null) {
       const key = pairKey(OPPOSITE[mark], message.id);
-      const request = pending.get(key);
+      const request = tap.pending.get(key);
       if (request === void 0) tags.add("no request");
       else elapsed ??= now - request.sentAt;
-      pending.delete(key);
+      tap.pending.delete(key);
     }
-    if (message.kind === "other" && mark === "←") tags.add("not JSON-RPC");
+    if (message.kind === "other") tags.add("not JSON-RPC");
   }
   return notesShown(elapsed, tags, line.length);
 }
+function pend(tap, key, method, now, tags) {
+  if (tap.pending.has(key)) {
+    tags.add("id in use");
+  } else if (keepPending(tap.pending, key, { method, sentAt: now }) && !tap.overflowed) {
+    tap.overflowed = true;
+    tap.notes.push(`over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
+  }
+}
 function pollutionWarning(line) {
-  const text = line.toString();
+  const text = line.subarray(0, 256).toString();
   const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  return `wrap: the server wrote a line to stdout that is not JSON-RPC: ${shown}
-wrap: MCP clients skip such a line or close the connection; a server logs to stderr
-`;
+  return [
+    `the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
+    "MCP clients skip such a line or close the connection; a server logs to stderr"
+  ];
 }
 function newTap() {
-  const pieces = { "→": [], "←": [], "!": [] };
-  return { pieces, pending: /* @__PURE__ */ new Map(), polluted: false, warnings: [] };
+  const unended = {
+    "→": { pieces: [], size: 0 },
+    "←": { pieces: [], size: 0 },
+    "!": { pieces: [], size: 0 }
+  };
+  return {
+    unended,
+    pending: /* @__PURE__ */ new Map(),
+    overflowed: false,
+    polluted: false,
+    notes: [],
+    warnings: [],
+    clock: { ms: 0, time: "" }
+  };
 }
-function lineEvent(tap, mark, line, time, now) {
-  const notes = mark === "!" ? [] : annotate(tap.pending, mark, line, now);
-  if (!tap.polluted && notes.includes("[not JSON-RPC]")) {
-    tap.polluted = true;
-    tap.warnings.push(pollutionWarning(line));
+function lineEvent(tap, mark, line, now, events) {
+  const { kept, size } = line;
+  let notes = [];
+  if (size > kept.length) {
+    tap.notes.push(`the next ${mark} line is cut: the log keeps ${kept.length} of ${size} bytes`);
+    if (mark !== "!") notes = notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
+  } else if (mark !== "!") {
+    notes = annotate(tap, mark, kept, now);
   }
-  return [Buffer.from(`${[time, mark, ...notes].join(" ")} `), line, NEWLINE];
+  if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
+    tap.polluted = true;
+    tap.warnings.push(...pollutionWarning(kept));
+  }
+  const time = timeOf(tap, now);
+  while (tap.notes.length > 0) events.push(Buffer.from(`${time} # ${tap.notes.shift()}
+`));
+  const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
+  const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
+  const bar = barred ? ["|"] : [];
+  events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
-function eventsOf(tap, crossing) {
-  const time = new Date(performance.timeOrigin + crossing.now).toISOString();
-  if (crossing.kind === "note") return [Buffer.from(`${time} # ${crossing.text}
-`)];
+function timeOf(tap, now) {
+  const ms2 = Math.floor(performance.timeOrigin + now);
+  if (ms2 !== tap.clock.ms) tap.clock = { ms: ms2, time: new Date(ms2).toISOString() };
+  return tap.clock.time;
+}
+function eventsOf(tap, crossing, events) {
+  if (crossing.kind === "note") {
+    const text = crossing.text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
+    events.push(Buffer.from(`${timeOf(tap, crossing.now)} # ${text}
+`));
+    return;
+  }
   const { mark, now } = crossing;
-  const waiting = tap.pieces[mark];
-  const lines = crossing.kind === "chunk" ? splitLines(waiting, crossing.chunk) : [];
-  if (crossing.kind === "end" && waiting.length > 0) lines.push(Buffer.concat(waiting));
-  return lines.flatMap((line) => lineEvent(tap, mark, line, time, now));
+  const unended = tap.unended[mark];
+  const lines = crossing.kind === "chunk" ? splitLines(unended, crossing.chunk) : [];
+  if (crossing.kind === "end" && unended.size > 0) lines.push(ended(unended));
+  for (const line of lines) lineEvent(tap, mark, line, now, events);
 }
 function unansweredNotes(tap, now) {
   return Array.from(tap.pending, ([key, request]) => {
@@ -162,21 +232,23 @@ function openLog(logPath2) {
     tap: newTap(),
     unread: [],
     behind: 0,
-    waiting: false
+    waiting: false,
+    paused: []
   };
 }
 function catchUp(writer, bytes) {
-  const { tap, unread } = writer;
+  const { tap, unread, paused } = writer;
+  const events = [];
   let count = 0;
-  let read = 0;
-  while (count < unread.length && read < bytes) {
+  for (let read = 0; count < unread.length && read < bytes; count += 1) {
     const crossing = unread[count];
-    read += crossing?.kind === "chunk" ? crossing.chunk.length : 0;
-    count += 1;
+    if (crossing?.kind === "chunk") read += crossing.chunk.length;
+    if (crossing?.kind === "chunk") writer.behind -= crossing.chunk.length;
+    if (crossing !== void 0) eventsOf(tap, crossing, events);
   }
-  writer.behind -= read;
-  const events = unread.splice(0, count).flatMap((crossing) => eventsOf(tap, crossing));
-  for (const warning of tap.warnings.splice(0)) process.stderr.write(warning);
+  unread.splice(0, count);
+  while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
+  while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
   if (writer.closed || events.length === 0) return;
   const written = Buffer.concat(events);
   try {
@@ -185,18 +257,17 @@ function catchUp(writer, bytes) {
   } catch (error) {
     writer.closed = true;
     const why = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`wrap: cannot write log ${writer.path}: ${why}; traffic still flows
-`);
+    warn(`cannot write log ${writer.path}: ${why}; traffic still flows`);
   }
 }
-function isBurst(crossed) {
-  if (crossed.kind !== "chunk" || crossed.chunk.length < AT_ONCE_MAX) return false;
-  return crossed.chunk.indexOf(10) !== crossed.chunk.lastIndexOf(10);
+function isBurst(crossing) {
+  if (crossing.kind !== "chunk" || crossing.chunk.length < AT_ONCE_MAX) return false;
+  return crossing.chunk.indexOf(10) !== crossing.chunk.lastIndexOf(10);
 }
-function logLater(writer, crossed) {
-  writer.unread.push({ ...crossed, now: performance.now() });
-  if (crossed.kind === "chunk") writer.behind += crossed.chunk.length;
-  if (writer.unread.length === 1 && !isBurst(crossed)) return catchUp(writer, Infinity);
+function logLater(writer, crossing) {
+  writer.unread.push(crossing);
+  if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
+  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer, Infinity);
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
@@ -217,7 +288,10 @@ function whenQuiet(writer) {
 }
 function closeLog(writer, last) {
   while (writer.unread.length > 0) catchUp(writer, SLICE);
-  for (const text of unansweredNotes(writer.tap, performance.now())) note(writer, text);
+  const now = performance.now();
+  for (const text of unansweredNotes(writer.tap, now)) {
+    writer.unread.push({ kind: "note", text, now });
+  }
   note(writer, last);
   writer.closed = true;
 }
@@ -227,8 +301,7 @@ function spawned(command2, start, noted = () => {
 }) {
   const failed = (error) => {
     const why = `cannot start ${command2}: ${error instanceof Error ? error.message : error}`;
-    process.stderr.write(`wrap: ${why}
-`);
+    warn(why);
     noted(why);
     return process.exit(CANNOT_START);
   };
@@ -245,10 +318,15 @@ function spawned(command2, start, noted = () => {
 function relay(plumbing, from, to, mark, end) {
   const { writer } = plumbing;
   from.pipe(to, { end });
-  const log = (chunk) => logLater(writer, { kind: "chunk", mark, chunk });
+  const log = (chunk) => {
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
+    if (writer.behind <= MAX_BEHIND) return;
+    from.pause();
+    writer.paused.push(from);
+  };
   if (mark === "←") from.prependListener("data", log);
   else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark }));
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
   to.on("error", (error) => {
     note(writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
@@ -316,26 +394,47 @@ function dig(value, ...keys) {
 function words(...parts) {
   return parts.filter((part) => part !== void 0).join(" ");
 }
-function readLog(path) {
-  return readFile(path, "utf8").catch((error) => cannot(`read ${path}`, error));
-}
 var LOG_START = { offset: 0, rest: Buffer.alloc(0) };
-async function readLines(path, from, read) {
+var LONGEST_READ = 2 * LONGEST_LOGGED;
+async function readLines(path, from, toEnd, read) {
   const file = await open(path, "r");
   let { offset } = from;
-  const held = [from.rest];
-  for (; ; ) {
-    const slice = Buffer.allocUnsafe(65536);
-    const { bytesRead } = await file.read(slice, 0, slice.length, offset);
-    if (bytesRead === 0) break;
-    offset += bytesRead;
-    const end = slice.subarray(0, bytesRead).lastIndexOf(10) + 1;
-    const ended = end === 0 ? [] : [...held.splice(0), slice.subarray(0, end)];
-    read(Buffer.concat(ended).toString().split("\n"));
-    held.push(slice.subarray(end, bytesRead));
+  let held = [from.rest];
+  let heldBytes = from.rest.length;
+  try {
+    for (let bytesRead = -1; bytesRead !== 0; offset += bytesRead) {
+      const slice = Buffer.allocUnsafe(SLICE);
+      ({ bytesRead } = await file.read(slice, 0, SLICE, offset));
+      const end = slice.subarray(0, bytesRead).lastIndexOf(10) + 1;
+      const cut = heldBytes >= LONGEST_READ;
+      if (end === 0 && !cut) held.push(slice.subarray(0, bytesRead));
+      heldBytes += bytesRead;
+      if (end === 0) continue;
+      const ending = slice.subarray(cut ? slice.indexOf(10) : 0, end);
+      const lines = Buffer.concat([...held, ending]).toString().split("\n");
+      held = [slice.subarray(end, bytesRead)];
+      heldBytes = bytesRead - end;
+      await read(lines);
+    }
+  } finally {
+    await file.close();
   }
-  await file.close();
-  return { offset, rest: Buffer.concat(held) };
+  const rest = Buffer.concat(held);
+  if (toEnd && rest.length > 0) await read([rest.toString()]);
+  return { offset, rest };
+}
+async function readEvents(path, from, toEnd, redact2, read) {
+  let skipped = 0;
+  const reading = await readLines(path, from, toEnd, (lines) => read(lines.flatMap((line) => {
+    const event = parseEvent(redact2 ? redactLine(line) : line);
+    if (event === void 0 && line !== "") skipped += 1;
+    return event ?? [];
+  })));
+  return { ...reading, skipped };
+}
+async function print(text, asIs = false) {
+  if (process.stdout.write(asIs ? text : printable(text))) return;
+  await once(process.stdout, "drain");
 }
 function newSession() {
   return { start: void 0, waiting: /* @__PURE__ */ new Map(), next: /* @__PURE__ */ new Map() };
@@ -374,7 +473,7 @@ function followRequest(session, mark, message) {
   const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
   const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
   const key = pairKey(mark, message.id);
-  if (!session.waiting.has(key)) session.waiting.set(key, request);
+  if (!session.waiting.has(key)) keepPending(session.waiting, key, request);
   const place = round === void 0 ? "retry" : round > 1 ? `round ${round}` : void 0;
   return { mark, message, request, place, failed: false };
 }
@@ -385,7 +484,7 @@ function followResponse(session, mark, message) {
   const state = dig(message.result, "requestState");
   const round = request?.round;
   const asks = inputRequestsOf(message.result) !== void 0 && typeof state === "string";
-  if (asks && round !== void 0) session.next.set(state, round + 1);
+  if (asks && round !== void 0) keepPending(session.next, state, round + 1);
   const failed = message.error !== void 0 || dig(message.result, "isError") === true;
   return { mark, message, request, place: void 0, failed };
 }
@@ -400,31 +499,51 @@ function follow(session, event) {
   });
 }
 var REDACTED = "[redacted]";
-var SECRET_KEY = /^(?:authorization|cookie|password|secret|token|api_?key)$|_(?:token|key)$/i;
-var SECRET_TEXT = /\bBearer\s+[^\s"',;]+|\b(?:sk-[\w-]{16,}|ghp_[A-Za-z0-9]{20,}|xox[a-z]-[\w-]{8,})/g;
-var SECRET_PAIR = new RegExp(String.raw`\b(authorization|cookie|password|secret|token|` + String.raw`api_?key|\w+_(?:token|key))("? ?[:=] ?"?)[^\s"',;&]+`, "gi");
+var SECRET_NAME = String.raw`\w{0,40}?(?:pass(?:word|wd)|secret|token(?!s)|cookie|` + String.raw`authorization|credential|(?:api|access|private|session)[_.-]?key|[_.-]key\b)\w{0,40}`;
+var SECRET_KEY = new RegExp(SECRET_NAME, "i");
+var SECRET_PAIR = new RegExp(String.raw`\b(${SECRET_NAME})(["']?[ \t]*[:=][ \t]*)(` + String.raw`"(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Basic|Bearer|Digest|Token)[ \t]+)?` + String.raw`[^\s"',;&]+(?:;[ \t]*[^\s"',;&=]+=[^\s"',;&]+)*)`, "gi");
+var SECRET_SHAPES = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  /\bBearer\s+[^\s"',;]+/g,
+  /\b(?:gh[opsur]_[A-Za-z\d]{20,}|github_pat_\w{20,}|sk-[\w-]{16,}|xox[a-z]-[\w-]{8,})/g,
+  /\bA(?:KI|SI)A[A-Z\d]{16}\b/g,
+  /\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*/g,
+  /(?<=\w:\/\/)[^\s/@"']+:[^\s/@"']*(?=@)/g
+];
+var BASE64_LINE = /^(?=.*[A-Z])(?=.*[a-z])(?=.*\d)[A-Za-z\d+/]{40,}={0,2}$/;
+function isSecretKey(key) {
+  return SECRET_KEY.test(key) && key !== "progressToken";
+}
+function redactString(text) {
+  let redacted = text.replace(SECRET_PAIR, (_, name, between, value) => {
+    const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
+    return `${name}${between}${quote}${REDACTED}${quote}`;
+  });
+  for (const shape of SECRET_SHAPES) redacted = redacted.replace(shape, REDACTED);
+  return redacted;
+}
 function hideSecret(key, value) {
-  if (SECRET_KEY.test(key)) return REDACTED;
-  return typeof value === "string" ? value.replace(SECRET_TEXT, REDACTED) : value;
+  if (isSecretKey(key)) return REDACTED;
+  return typeof value === "string" ? redactString(value) : value;
 }
 function redactText(text) {
   const value = attempt(() => JSON.parse(text));
-  if (value === void 0) {
-    return text.replace(SECRET_TEXT, REDACTED).replace(SECRET_PAIR, `$1$2${REDACTED}`);
-  }
+  if (value === void 0) return BASE64_LINE.test(text) ? REDACTED : redactString(text);
   const redacted = JSON.stringify(value, hideSecret);
   return redacted === JSON.stringify(value) ? text : redacted;
 }
-function redactLog(log) {
-  return log.split("\n").map((line) => {
-    const head = EVENT_HEAD.exec(line)?.[0];
-    return head === void 0 ? redactText(line) : head + redactText(line.slice(head.length));
-  }).join("\n");
+function redactLine(line) {
+  const head = EVENT_HEAD.exec(line);
+  if (head === null) return redactText(line);
+  const text = redactText(line.slice(head[0].length));
+  const unbarred = head[2] !== void 0 && !head[0].endsWith("| ");
+  return `${head[0]}${unbarred && LOOKS_LIKE_NOTE.test(text) ? "| " : ""}${text}`;
 }
 async function redact({ logPath: logPath2 }) {
-  process.stdout.write(redactLog(await readLog(logPath2)));
+  const raw = process.stdout.isTTY !== true;
+  await readLines(logPath2, LOG_START, true, (lines) => print(lines.map(redactLine).join("\n"), raw)).catch((error) => cannot(`read ${logPath2}`, error));
 }
-var BLOCK_LIMIT = 2e3;
+var BLOCK_ROOM = 2e3 - 100 - 200;
 var LOOKALIKES = /* @__PURE__ */ new Map([
   ["#", "＃"],
   [";", "；"],
@@ -438,8 +557,8 @@ var LOOKALIKES = /* @__PURE__ */ new Map([
 ]);
 var ARROWS = { request: "->>", notification: "-)", response: "-->>", other: "->>" };
 function label(text, max) {
-  const safe = text.replace(/[#;<>%&"{}]/g, (found) => LOOKALIKES.get(found) ?? found);
-  const characters = Array.from(safe.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim());
+  const safe = printable(text).replace(/[#;<>%&"{}]/g, (found) => LOOKALIKES.get(found) ?? found);
+  const characters = Array.from(safe.replace(/\s+/g, " ").trim());
   const short = characters.length > max ? [...characters.slice(0, max - 1), "…"] : characters;
   return short.length === 0 ? "(empty)" : short.join("");
 }
@@ -476,40 +595,48 @@ function statements(event, followed) {
   });
   return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
-function diagram(events) {
-  const messages = events.flatMap((event) => event.messages);
-  const started = events.flatMap((event) => startedCommand(event) ?? [])[0];
-  const firstWords = started?.split(" ").slice(0, 2) ?? ["server"];
-  const command2 = firstWords.map((word) => word.split("/").at(-1)).join(" ");
-  const head = [
+function diagramHead({ client, server, command: command2 }) {
+  const firstWords = command2?.split(" ").slice(0, 2) ?? ["server"];
+  const named = firstWords.map((word) => word.split("/").at(-1)).join(" ");
+  return [
     "sequenceDiagram",
-    `participant C as ${label(sideName(messages, "params", "clientInfo") ?? "client", 40)}`,
-    `participant S as ${label(sideName(messages, "result", "serverInfo") ?? command2, 40)}`
+    `participant C as ${label(client ?? "client", 40)}`,
+    `participant S as ${label(server ?? named, 40)}`
   ];
-  let part = [];
-  const parts = [part];
-  const session = newSession();
-  const drawn = events.flatMap((event) => statements(event, follow(session, event)));
-  for (const statement of drawn) {
-    if ([...head, ...part, statement].join("\n").length > BLOCK_LIMIT - 100) {
-      part = [];
-      parts.push(part);
-    }
-    part.push(statement);
-  }
-  return parts.map((lines, index) => {
-    const count = `${index + 1} of ${parts.length}`;
-    const title = parts.length > 1 ? [`Part ${count}`, ""] : [];
-    const joint = index > 0 ? [`Note over C,S: part ${count}, continued from part ${index}`] : [];
-    return [...title, "```mermaid", ...head, ...joint, ...lines, "```", ""].join("\n");
-  }).join("\n");
 }
 async function writeDiagram({ logPath: logPath2, values: values2 }) {
-  const log = await readLog(logPath2);
-  const markdown = diagram(parseLog(values2["no-redact"] === true ? log : redactLog(log)));
   const { out } = values2;
-  if (out === void 0) process.stdout.write(markdown);
-  else await writeFile(out, markdown).catch((error) => cannot(`write ${out}`, error));
+  const failed = (error) => cannot(`write ${out}`, error);
+  const file = out === void 0 ? void 0 : await open(out, "w").catch(failed);
+  const session = newSession();
+  const sides = {};
+  let part = [];
+  let size = 0;
+  let parts = 0;
+  const flush = (last) => {
+    parts += 1;
+    const title = parts > 1 || !last ? [`Part ${parts}`, ""] : [];
+    const joint = parts > 1 ? [`Note over C,S: part ${parts}, continued from part ${parts - 1}`] : [];
+    const block = [...title, "```mermaid", ...diagramHead(sides), ...joint, ...part, "```", ""];
+    part = [];
+    size = 0;
+    const text = `${block.join("\n")}${last ? "" : "\n"}`;
+    return file === void 0 ? print(text) : file.write(text).catch(failed);
+  };
+  await readEvents(logPath2, LOG_START, true, values2["no-redact"] !== true, async (events) => {
+    for (const event of events) {
+      sides.command ??= startedCommand(event);
+      sides.client ??= sideName(event.messages, "params", "clientInfo");
+      sides.server ??= sideName(event.messages, "result", "serverInfo");
+      for (const statement of statements(event, follow(session, event))) {
+        if (size + statement.length > BLOCK_ROOM) await flush(false);
+        part.push(statement);
+        size += statement.length + 1;
+      }
+    }
+  }).catch((error) => cannot(`read ${logPath2}`, error));
+  await flush(true);
+  await file?.close().catch(failed);
 }
 var AROUND = 40;
 var REPORT_LINES = 6;
@@ -538,13 +665,13 @@ function around(text, at) {
 }
 function describeDifference({ path, expected, actual }, redact2) {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact2 && path.some((key) => SECRET_KEY.test(key));
+  const secret = redact2 && path.some(isSecretKey);
   if (secret) return `${where}: differs, in a redacted value`;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact2)}, got ${brief(actual, redact2)}`;
   }
-  const shownExpected = redact2 ? expected.replace(SECRET_TEXT, REDACTED) : expected;
-  const shownActual = redact2 ? actual.replace(SECRET_TEXT, REDACTED) : actual;
+  const shownExpected = redact2 ? redactString(expected) : expected;
+  const shownActual = redact2 ? redactString(actual) : actual;
   if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
@@ -612,9 +739,9 @@ async function replayResponse(replay2, recorded, request) {
   const found = actual === void 0 ? [] : differences(recorded, actual, [], replay2.ignored);
   replay2.tally[actual === void 0 ? "missing" : found.length > 0 ? "differ" : "match"] += 1;
   const name = request === void 0 ? id : `${id} ${JSON.stringify(request.method)}`;
-  if (actual === void 0) process.stdout.write(`✗ ${name}: missing
+  if (actual === void 0) await print(`✗ ${name}: missing
 `);
-  if (found.length > 0) process.stdout.write(`${report(name, found, replay2.redact)}
+  if (found.length > 0) await print(`${report(name, found, replay2.redact)}
 `);
 }
 async function finishReplay(replay2) {
@@ -622,27 +749,34 @@ async function finishReplay(replay2) {
   server.stdin.end();
   setTimeout(() => server.kill("SIGKILL"), replay2.timeoutMs).unref();
   if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) process.stdout.write(`✗ ${JSON.stringify(id)}: unexpected
+  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected
 `);
   const { match, differ, missing } = replay2.tally;
-  process.stdout.write(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
 `);
   return differ + missing + responses.length === 0 ? 0 : 1;
 }
+async function replayEvent(run, session, event) {
+  for (const { mark, message, request } of follow(session, event)) {
+    if (message.kind !== "response") continue;
+    const id = JSON.stringify(message.id);
+    if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
+    if (mark === "←") await replayResponse(run, message, request);
+  }
+  if (event.mark !== "→") return;
+  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}
+`);
+  if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {
+  });
+}
 async function replay(line) {
-  const events = parseLog(await readLog(line.logPath));
+  const failed = (error) => cannot(`read ${line.logPath}`, error);
+  await access(line.logPath).catch(failed);
   const run = startReplay(line);
   const session = newSession();
-  for (const event of events) {
-    for (const { mark, message, request } of follow(session, event)) {
-      if (message.kind !== "response") continue;
-      const id = JSON.stringify(message.id);
-      if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
-      if (mark === "←") await replayResponse(run, message, request);
-    }
-    if (event.mark === "→") run.server.stdin.write(`${withStates(event.text, run.states)}
-`);
-  }
+  await readEvents(line.logPath, LOG_START, true, false, async (events) => {
+    for (const event of events) await replayEvent(run, session, event);
+  }).catch(failed);
   process.exitCode = await finishReplay(run);
 }
 var COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
@@ -670,7 +804,7 @@ function responseSummary(message, elapsed) {
   return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
 }
 function summary({ message, request, place }, event) {
-  if (message.kind === "other") return `not JSON-RPC: ${event.text}`;
+  if (message.kind === "other") return JSON.stringify(event.text);
   if (message.kind === "notification") return notificationSummary(message);
   if (message.kind === "response") return responseSummary(message, event.elapsed);
   const args2 = dig(message.params, "arguments") ?? message.params;
@@ -685,7 +819,7 @@ function passes(shower, { message, request, failed }) {
   return shower.methods.some((wanted) => name === wanted || name?.startsWith(`${wanted} `));
 }
 function fitted(shower, time, mark, text, colour) {
-  const characters = Array.from(`${time} ${mark} ${text.replace(/[\u0000-\u001f\u007f]/g, " ")}`);
+  const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
   const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
   const line = cut.join("");
@@ -708,28 +842,28 @@ function showEvent(shower, event) {
     return fitted(shower, time, each.mark, tags + summary(each, event), colour);
   });
 }
-function showLines(shower, lines) {
-  const printed = [];
-  for (const line of lines) {
-    const event = parseEvent(shower.redact ? redactLog(line) : line);
-    if (event === void 0 && line !== "") shower.skipped += 1;
-    if (event !== void 0) printed.push(...showEvent(shower, event));
-  }
-  if (printed.length > 0) process.stdout.write(`${printed.join("\n")}
-`);
+function showEvents(shower, events) {
+  const printed = events.flatMap((event) => showEvent(shower, event));
+  return print(printed.map((each) => `${each}
+`).join(""), true);
 }
 async function readOn(shower, path, place) {
   const found = await stat(path).catch(() => void 0);
   if (found === void 0) {
-    if (!place.absent) process.stderr.write(`wrap: no log at ${path} yet: waiting for it
-`);
+    if (!place.absent) warn(`no log at ${path} yet: waiting for it`);
     return { ...place, absent: true };
   }
   const other = found.ino !== place.inode || found.size < place.offset || place.absent;
   const said = "─── the log was cut or replaced: reading it from its start\n";
   if (other && place.inode !== void 0) process.stdout.write(said);
   const from = other ? LOG_START : place;
-  const read = await readLines(path, from, (lines) => showLines(shower, lines)).catch(() => from);
+  const read = await readEvents(
+    path,
+    from,
+    false,
+    shower.redact,
+    (events) => showEvents(shower, events)
+  ).catch(() => from);
   return { ...read, inode: found.ino, absent: false };
 }
 async function followLog(shower, path) {
@@ -764,14 +898,17 @@ function showOptions({ values: values2 }) {
   };
 }
 async function show(line) {
-  const shower = { ...showOptions(line), session: newSession(), skipped: 0 };
+  const shower = { ...showOptions(line), session: newSession() };
   if (line.values.follow === true) await followLog(shower, line.logPath);
-  const read = await readLines(line.logPath, LOG_START, (lines) => showLines(shower, lines)).catch((error) => cannot(`read ${line.logPath}`, error));
-  showLines(shower, [read.rest.toString("utf8")]);
-  if (shower.skipped > 0) {
-    process.stdout.write(`skipped ${shower.skipped} lines that are not wire.log events
+  const { skipped } = await readEvents(
+    line.logPath,
+    LOG_START,
+    true,
+    shower.redact,
+    (events) => showEvents(shower, events)
+  ).catch((error) => cannot(`read ${line.logPath}`, error));
+  if (skipped > 0) await print(`skipped ${skipped} lines that are not wire.log events
 `);
-  }
 }
 function newFigures(start, command2, session) {
   return {
@@ -884,12 +1021,8 @@ async function stats({ logPath: logPath2, values: values2 }) {
   const all = [];
   const session = newSession();
   let figures;
-  let skipped = 0;
-  const count = (lines) => {
-    for (const line of lines) {
-      const event = parseEvent(line);
-      if (event === void 0 && line !== "") skipped += 1;
-      if (event === void 0) continue;
+  const count = (events) => {
+    for (const event of events) {
       const followed = follow(session, event);
       if (session.start === event || figures === void 0) {
         figures = newFigures(event.time, startedCommand(event) ?? "(no start line)", session);
@@ -898,18 +1031,14 @@ async function stats({ logPath: logPath2, values: values2 }) {
       countEvent(figures, event, followed);
     }
   };
-  const { rest } = await readLines(logPath2, LOG_START, count).catch((error) => cannot(`read ${logPath2}`, error));
-  count([rest.toString("utf8")]);
+  const { skipped } = await readEvents(logPath2, LOG_START, true, false, count).catch((error) => cannot(`read ${logPath2}`, error));
   const sessions = all.map(sessionJson);
-  if (values2.json === true) {
-    process.stdout.write(`${JSON.stringify({ sessions, skipped }, null, 2)}
+  if (values2.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}
 `);
-    return;
-  }
   const blocks = sessions.map((one, index) => sessionText(one, index).join("\n"));
   if (blocks.length === 0) blocks.push("no session: this file holds no wire.log event");
   if (skipped > 0) blocks.push(`skipped ${skipped} lines that are not wire.log events`);
-  process.stdout.write(`${blocks.join("\n\n")}
+  await print(`${blocks.join("\n\n")}
 `);
 }
 var OPTIONS = {
@@ -948,8 +1077,7 @@ function misuse() {
   process.exit(MISUSE);
 }
 function cannot(what, error) {
-  process.stderr.write(`wrap: cannot ${what}: ${String(error)}
-`);
+  warn(`cannot ${what}: ${String(error)}`);
   process.exit(1);
 }
 var argv = process.argv.slice(2);

@@ -80,9 +80,10 @@ test("the installed json-rpc-study-wrap command runs the installed server and re
   // Without a command, wrap runs the server.mjs installed beside it.
   assert.match(log[0] ?? "", /^# start pid \d+: /);
   assert.ok(log[0]?.endsWith(` ${join(project, "node_modules", "json-rpc-study", "dist", "server.mjs")}`), log[0]);
+  // The article's line that is not JSON is tagged so, as wrap tags any such line.
   assert.deepEqual(
     log.filter((line) => line.startsWith("→ ")),
-    ARTICLE_LINES.map((line) => `→ ${line}`),
+    ARTICLE_LINES.map((line) => `→ ${line.startsWith("{") ? "" : "[not JSON-RPC] "}${line}`),
   );
   assert.deepEqual(
     log.filter((line) => line.startsWith("← ")).map((line) => line.replace(/^← \(\d+\.\d ms\) /, "← ")),

@@ -86,7 +86,8 @@ test("an answered id can be used again, and a response with id null pairs with n
     assert.equal((await wrap.finish).code, 0);
     const crossed = eventsIn(path).filter((event) => /^[→←]/.test(event));
     const pong = '← (time) {"jsonrpc":"2.0","id":5,"result":{}}';
-    assert.deepEqual(crossed.slice(0, 5), [`→ ${ping}`, pong, `→ ${ping}`, pong, "→ not json"]);
+    assert.deepEqual(crossed.slice(0, 5), [`→ ${ping}`, pong, `→ ${ping}`, pong,
+      "→ [not JSON-RPC] not json"]);
     // JSON-RPC 2.0 §5: a parse error's response has id null, which answers no request.
     assert.match(crossed[5] ?? "", /^← \{"jsonrpc":"2\.0","id":null,"error":\{"code":-32700,/);
   });
