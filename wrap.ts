@@ -1507,9 +1507,8 @@ function some(clients: readonly Client[], ...consequence: Consequence): Rule["cl
 const WAITS_MS: Partial<Record<Client, number>> = { codex: 1_000, "claude-code": 2_000 };
 
 /** How a CLI names a tool to its model (prefix, separator), and the most characters it keeps. */
-const NAME_FORMS: Partial<Record<Client, [string, string, number]>> = {
-  "claude-code": ["mcp__", "__", 64], gemini: ["mcp_", "_", 63], qwen: ["mcp__", "__", 63],
-  copilot: ["", "-", 64] };
+const NAME_FORMS: Partial<Record<Client, [string, string, number]>> = { copilot: ["", "-", 64],
+  "claude-code": ["mcp__", "__", 64], gemini: ["mcp_", "_", 63], qwen: ["mcp__", "__", 63] };
 
 /** The characters some CLI replaces in a tool's name; Gemini CLI keeps a dot. */
 const REPLACED = /[^A-Za-z0-9_-]/g;
@@ -1518,11 +1517,9 @@ const REPLACED = /[^A-Za-z0-9_-]/g;
 const RULES: Rule[] = [
   { rule: "slow-start", applies: ({ firstAnswerMs = 0 }, client) =>
     firstAnswerMs > (WAITS_MS[client] ?? Infinity), clients: {
-    codex: ["error", "goes on without it after about 1 s, silently, unless its entry says "
-      + "`required = true`"],
-    "claude-code": ["error", "runs `claude -p` without it after about 2 s, unless run with "
-      + "MCP_CONNECTION_NONBLOCKING=false (then, past 2.8 s, it speaks 2025-11-25)"] },
-  advice: "answer initialize and server/discover within 1 s" },
+    codex: ["error", "leaves it out after about 1 s, silently, unless `required = true`"],
+    "claude-code": ["error", "runs `claude -p` without it after about 2 s"] },
+  advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)" },
   { rule: "slow-start", applies: ({ unlisted }) => unlisted === true,
     clients: some(CLIENT_KEYS, "error", "cannot list its tools"),
     advice: "answer tools/list; if the server is only slow, give check a longer --timeout" },
@@ -1569,25 +1566,20 @@ const RULES: Rule[] = [
   advice: "send the structuredContent as JSON in a text block too (server/tools)" },
 ];
 
-/** What a CLI would do with the server: whether it takes it, and every finding, once each. */
-type Verdict = { ok: boolean; findings: Finding[] };
-
 /** What check knows of a log so far: the follower's session, the line it is at, the server's
- * name, the slowest first answer, whether this session and any session listed the tools, and
- * each CLI's verdict. */
+ * name, the slowest first answer, whether this session and any session listed the tools, the
+ * first line that is no message once they were, and what each CLI would do, by message. */
 type Review = { session: Session; line: number; server: string; slowestMs: number;
-  listed: boolean; everListed: boolean; verdicts: Map<Client, Verdict> };
+  listed: boolean; everListed: boolean; noise?: number; found: Map<Client, Map<string, Finding>> };
 
-/** Holds a subject, said as `what`, up to the rules, and adds what each CLI would do. */
+/** Holds a subject, said as `what`, up to the rules, and keeps what each CLI would do. */
 function judge(review: Review, subject: Subject, what: string, tool?: string): void {
   for (const { rule, applies, clients, advice } of RULES) {
-    for (const [client, verdict] of review.verdicts) {
+    for (const [client, found] of review.found) {
       const [severity, does] = clients[client] ?? [];
-      const message = `${what}: ${CLIENTS[client]} ${does}. To do: ${advice}.`;
-      const found = verdict.findings.some((finding) => finding.message === message);
-      if (severity === undefined || found || !applies(subject, client)) continue;
-      verdict.findings.push({ rule, severity, ...(tool === undefined ? {} : { tool }), message });
-      verdict.ok &&= severity === "warning";
+      if (severity === undefined || !applies(subject, client)) continue;
+      const message = `${what}: ${does}. To do: ${advice}.`;
+      found.set(message, { rule, severity, ...(tool === undefined ? {} : { tool }), message });
     }
   }
 }
@@ -1600,9 +1592,7 @@ function offersModern(result: unknown): boolean {
 /** Reviews a message from the server: the time of a first answer, the probe's answer, the tools,
  * a tool's result, and a line that is no message once the session has listed the tools. */
 function reviewMessage(review: Review, { mark, message, request }: Followed, event: LogEvent) {
-  if (mark === "←" && message.kind === "other" && review.listed) {
-    judge(review, { noise: true }, `line ${review.line}, not JSON-RPC, after tools/list`);
-  }
+  if (mark === "←" && message.kind === "other" && review.listed) review.noise ??= review.line;
   if (mark !== "←" || message.kind !== "response") return;
   const [result, method] = [message.result, request?.method];
   // Every session opens with one of these two (basic/lifecycle; 2026-07-28 basic/versioning).
@@ -1616,13 +1606,13 @@ function reviewMessage(review: Review, { mark, message, request }: Followed, eve
   const server = dig(result, "serverInfo", "name") ??
     dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server;
   review.server = String(server);
-  const called = request?.tool;
-  if (method === "tools/call") judge(review, { result }, `a result of "${called}"`, called);
+  if (method === "tools/call") judge(review, { result }, `a result of "${request?.tool}"`,
+    request?.tool);
   const tools = method === "tools/list" ? [dig(result, "tools")].flat() : [];
   const names = tools.map((tool) => String(dig(tool, "name")));
   for (const [index, name] of names.entries()) {
-    const listed = { name, tool: tools[index], names, server: review.server };
-    judge(review, listed, `tool "${name}"`, name);
+    judge(review, { name, tool: tools[index], names, server: review.server }, `tool "${name}"`,
+      name);
   }
   if (method === "tools/list") Object.assign(review, { listed: true, everListed: true });
 }
@@ -1638,11 +1628,11 @@ function reviewLines(review: Review, lines: readonly string[]): void {
   }
 }
 
-/** Reviews a whole log, then what its sessions showed as a whole: each CLI's verdict. */
-async function review(logPath: string): Promise<Map<Client, Verdict>> {
-  const verdicts = new Map(CLIENT_KEYS.map((client) => [client, { ok: true, findings: [] }]));
+/** Reviews a whole log, then what its sessions showed as a whole: what each CLI would do. */
+async function review(logPath: string): Promise<Review["found"]> {
+  const found = new Map(CLIENT_KEYS.map((client) => [client, new Map<string, Finding>()]));
   const read: Review = { session: newSession(), line: 0, server: "", slowestMs: 0,
-    listed: false, everListed: false, verdicts };
+    listed: false, everListed: false, found };
   // Each piece read ends with "\n", after which split leaves an empty string: no line.
   const { rest } = await readLines(logPath, LOG_START, (lines) => reviewLines(read,
     lines.slice(0, -1))).catch((error: unknown) => cannot(`read ${logPath}`, error));
@@ -1650,7 +1640,9 @@ async function review(logPath: string): Promise<Map<Client, Verdict>> {
   const seconds = (read.slowestMs / 1_000).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
-  return verdicts;
+  const stray = `line ${read.noise}, not JSON-RPC, after tools/list`;
+  if (read.noise !== undefined) judge(read, { noise: true }, stray);
+  return found;
 }
 
 /** How the CLIs open a server, in turn (docs/clients.md): Claude Code and Copilot CLI probe with
@@ -1664,11 +1656,11 @@ const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
   "io.modelcontextprotocol/clientCapabilities": {} };
 
-/** Sends the server a request and waits for its result; undefined if none came in time. */
-async function ask(server: Replay, id: number, method: string, params: object) {
-  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-  const answers = (response: JSONRPCResponse) => response.id === id;
-  await waitFor(server, () => server.responses.some(answers));
+/** Sends the server a message, and waits for the result of a request; undefined if none came. */
+async function ask(server: Replay, message: { id?: number; method: string; params?: object }) {
+  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+  const answers = (response: JSONRPCResponse) => response.id === message.id;
+  if (message.id !== undefined) await waitFor(server, () => server.responses.some(answers));
   return server.responses.find(answers)?.result;
 }
 
@@ -1676,15 +1668,15 @@ async function ask(server: Replay, id: number, method: string, params: object) {
  * tools, waits half a second for stray stdout, then ends it as a client does. No tool is called. */
 async function openAs(line: CommandLine, [version, probe]: (typeof OPENINGS)[number]) {
   const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const args = [...wrap, "--", line.command, ...line.args];
-  const server = startReplay({ ...line, command: process.execPath, args });
+  const server = startReplay({ ...line, command: process.execPath,
+    args: [...wrap, "--", line.command, ...line.args] });
   const meta = { _meta: MODERN_META };
-  const modern = probe && offersModern(await ask(server, 0, "server/discover", meta));
-  const initialize = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
-  const initialized = modern || await ask(server, 1, "initialize", initialize) !== undefined;
-  const notification = { jsonrpc: "2.0", method: "notifications/initialized" };
-  if (!modern) server.server.stdin.write(`${JSON.stringify(notification)}\n`);
-  if (initialized) await ask(server, 2, "tools/list", modern ? meta : {});
+  const modern = probe && offersModern(await ask(server, { id: 0, method: "server/discover",
+    params: meta }));
+  const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
+  const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== undefined;
+  if (!modern) await ask(server, { method: "notifications/initialized" });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
@@ -1699,18 +1691,23 @@ async function check(line: CommandLine): Promise<void> {
   if (runs) await writeFile(logPath, "", { mode: 0o600 }).catch((error: unknown) =>
     cannot(`write ${logPath}`, error));
   for (const opening of runs ? OPENINGS : []) await openAs(line, opening);
-  const verdicts = await review(logPath);
-  const losing = CLIENT_KEYS.filter((client) => verdicts.get(client)?.ok === false);
-  process.exitCode = losing.length === 0 ? 0 : 1;
+  const verdicts = [...await review(logPath)].map(([client, found]) => {
+    const findings = [...found.values()];
+    return [client, { ok: findings.every((each) => each.severity !== "error"), findings }] as const;
+  });
+  const taking = verdicts.filter(([, verdict]) => verdict.ok).length;
+  process.exitCode = taking === CLIENT_KEYS.length ? 0 : 1;
   const json = JSON.stringify({ clients: Object.fromEntries(verdicts) }, null, 2);
-  const lines = [...verdicts].flatMap(([client, { ok, findings }]) => [
-    `${ok ? "✓" : "✗"} ${CLIENTS[client]}: ${ok ? "takes it" : "loses something"}`,
-    ...findings.map(({ severity, rule, message }) => `  ${severity} (${rule}) ${message}`)]);
-  const names = losing.map((client) => CLIENTS[client]).join(", ");
-  lines.push(`${5 - losing.length} of 5 would connect, see every tool and get every result` +
-    (losing.length === 0 ? "." : `; not ${names}.`));
-  if (runs) lines.push(`The sessions are in ${logPath}: wrap show ${logPath}`);
-  process.stdout.write(`${escapeForTerminal(values.json === true ? json : lines.join("\n"))}\n`);
+  // A table: a row for each finding, or one that says the CLI takes the server as it is.
+  const rows = verdicts.flatMap(([client, { ok, findings }]) => {
+    const head = `${ok ? "✓" : "✗"} ${CLIENTS[client].padEnd(11)}`;
+    if (findings.length === 0) return [`${head} takes it as it is`];
+    return findings.map(({ severity, rule, message }) =>
+      `${head} ${severity.padEnd(7)} ${rule.padEnd(18)} ${message}`);
+  });
+  rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
+  process.stdout.write(`${escapeForTerminal(values.json === true ? json : rows.join("\n"))}\n`);
+  if (runs) process.stderr.write(escapeForTerminal(`wrap: check recorded it in ${logPath}\n`));
 }
 
 // ---- The command line: record (the default), or read a log back ----

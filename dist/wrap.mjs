@@ -929,10 +929,10 @@ function some(clients, ...consequence) {
 }
 var WAITS_MS = { codex: 1e3, "claude-code": 2e3 };
 var NAME_FORMS = {
+  copilot: ["", "-", 64],
   "claude-code": ["mcp__", "__", 64],
   gemini: ["mcp_", "_", 63],
-  qwen: ["mcp__", "__", 63],
-  copilot: ["", "-", 64]
+  qwen: ["mcp__", "__", 63]
 };
 var REPLACED = /[^A-Za-z0-9_-]/g;
 var RULES = [
@@ -940,10 +940,10 @@ var RULES = [
     rule: "slow-start",
     applies: ({ firstAnswerMs = 0 }, client) => firstAnswerMs > (WAITS_MS[client] ?? Infinity),
     clients: {
-      codex: ["error", "goes on without it after about 1 s, silently, unless its entry says `required = true`"],
-      "claude-code": ["error", "runs `claude -p` without it after about 2 s, unless run with MCP_CONNECTION_NONBLOCKING=false (then, past 2.8 s, it speaks 2025-11-25)"]
+      codex: ["error", "leaves it out after about 1 s, silently, unless `required = true`"],
+      "claude-code": ["error", "runs `claude -p` without it after about 2 s"]
     },
-    advice: "answer initialize and server/discover within 1 s"
+    advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)"
   },
   {
     rule: "slow-start",
@@ -1027,13 +1027,11 @@ var RULES = [
 ];
 function judge(review2, subject, what, tool) {
   for (const { rule, applies, clients, advice } of RULES) {
-    for (const [client, verdict] of review2.verdicts) {
+    for (const [client, found] of review2.found) {
       const [severity, does] = clients[client] ?? [];
-      const message = `${what}: ${CLIENTS[client]} ${does}. To do: ${advice}.`;
-      const found = verdict.findings.some((finding) => finding.message === message);
-      if (severity === void 0 || found || !applies(subject, client)) continue;
-      verdict.findings.push({ rule, severity, ...tool === void 0 ? {} : { tool }, message });
-      verdict.ok &&= severity === "warning";
+      if (severity === void 0 || !applies(subject, client)) continue;
+      const message = `${what}: ${does}. To do: ${advice}.`;
+      found.set(message, { rule, severity, ...tool === void 0 ? {} : { tool }, message });
     }
   }
 }
@@ -1041,9 +1039,7 @@ function offersModern(result) {
   return [dig(result, "supportedVersions")].flat().includes("2026-07-28");
 }
 function reviewMessage(review2, { mark, message, request }, event) {
-  if (mark === "←" && message.kind === "other" && review2.listed) {
-    judge(review2, { noise: true }, `line ${review2.line}, not JSON-RPC, after tools/list`);
-  }
+  if (mark === "←" && message.kind === "other" && review2.listed) review2.noise ??= review2.line;
   if (mark !== "←" || message.kind !== "response") return;
   const [result, method] = [message.result, request?.method];
   const opening = method === "initialize" || method === "server/discover";
@@ -1054,13 +1050,21 @@ function reviewMessage(review2, { mark, message, request }, event) {
   if (result === void 0) return;
   const server = dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server;
   review2.server = String(server);
-  const called = request?.tool;
-  if (method === "tools/call") judge(review2, { result }, `a result of "${called}"`, called);
+  if (method === "tools/call") judge(
+    review2,
+    { result },
+    `a result of "${request?.tool}"`,
+    request?.tool
+  );
   const tools = method === "tools/list" ? [dig(result, "tools")].flat() : [];
   const names = tools.map((tool) => String(dig(tool, "name")));
   for (const [index, name] of names.entries()) {
-    const listed = { name, tool: tools[index], names, server: review2.server };
-    judge(review2, listed, `tool "${name}"`, name);
+    judge(
+      review2,
+      { name, tool: tools[index], names, server: review2.server },
+      `tool "${name}"`,
+      name
+    );
   }
   if (method === "tools/list") Object.assign(review2, { listed: true, everListed: true });
 }
@@ -1074,7 +1078,7 @@ function reviewLines(review2, lines) {
   }
 }
 async function review(logPath2) {
-  const verdicts = new Map(CLIENT_KEYS.map((client) => [client, { ok: true, findings: [] }]));
+  const found = new Map(CLIENT_KEYS.map((client) => [client, /* @__PURE__ */ new Map()]));
   const read = {
     session: newSession(),
     line: 0,
@@ -1082,7 +1086,7 @@ async function review(logPath2) {
     slowestMs: 0,
     listed: false,
     everListed: false,
-    verdicts
+    found
   };
   const { rest } = await readLines(logPath2, LOG_START, (lines) => reviewLines(
     read,
@@ -1092,7 +1096,9 @@ async function review(logPath2) {
   const seconds = (read.slowestMs / 1e3).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
-  return verdicts;
+  const stray = `line ${read.noise}, not JSON-RPC, after tools/list`;
+  if (read.noise !== void 0) judge(read, { noise: true }, stray);
+  return found;
 }
 var OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]];
 var CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
@@ -1101,25 +1107,30 @@ var MODERN_META = {
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
   "io.modelcontextprotocol/clientCapabilities": {}
 };
-async function ask(server, id, method, params) {
-  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}
+async function ask(server, message) {
+  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}
 `);
-  const answers = (response) => response.id === id;
-  await waitFor(server, () => server.responses.some(answers));
+  const answers = (response) => response.id === message.id;
+  if (message.id !== void 0) await waitFor(server, () => server.responses.some(answers));
   return server.responses.find(answers)?.result;
 }
 async function openAs(line, [version, probe]) {
   const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const args2 = [...wrap, "--", line.command, ...line.args];
-  const server = startReplay({ ...line, command: process.execPath, args: args2 });
+  const server = startReplay({
+    ...line,
+    command: process.execPath,
+    args: [...wrap, "--", line.command, ...line.args]
+  });
   const meta = { _meta: MODERN_META };
-  const modern = probe && offersModern(await ask(server, 0, "server/discover", meta));
-  const initialize = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
-  const initialized = modern || await ask(server, 1, "initialize", initialize) !== void 0;
-  const notification = { jsonrpc: "2.0", method: "notifications/initialized" };
-  if (!modern) server.server.stdin.write(`${JSON.stringify(notification)}
-`);
-  if (initialized) await ask(server, 2, "tools/list", modern ? meta : {});
+  const modern = probe && offersModern(await ask(server, {
+    id: 0,
+    method: "server/discover",
+    params: meta
+  }));
+  const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
+  const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== void 0;
+  if (!modern) await ask(server, { method: "notifications/initialized" });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
@@ -1129,19 +1140,23 @@ async function check(line) {
   const { logPath: logPath2, runs, values: values2 } = line;
   if (runs) await writeFile(logPath2, "", { mode: 384 }).catch((error) => cannot(`write ${logPath2}`, error));
   for (const opening of runs ? OPENINGS : []) await openAs(line, opening);
-  const verdicts = await review(logPath2);
-  const losing = CLIENT_KEYS.filter((client) => verdicts.get(client)?.ok === false);
-  process.exitCode = losing.length === 0 ? 0 : 1;
+  const verdicts = [...await review(logPath2)].map(([client, found]) => {
+    const findings = [...found.values()];
+    return [client, { ok: findings.every((each) => each.severity !== "error"), findings }];
+  });
+  const taking = verdicts.filter(([, verdict]) => verdict.ok).length;
+  process.exitCode = taking === CLIENT_KEYS.length ? 0 : 1;
   const json = JSON.stringify({ clients: Object.fromEntries(verdicts) }, null, 2);
-  const lines = [...verdicts].flatMap(([client, { ok, findings }]) => [
-    `${ok ? "✓" : "✗"} ${CLIENTS[client]}: ${ok ? "takes it" : "loses something"}`,
-    ...findings.map(({ severity, rule, message }) => `  ${severity} (${rule}) ${message}`)
-  ]);
-  const names = losing.map((client) => CLIENTS[client]).join(", ");
-  lines.push(`${5 - losing.length} of 5 would connect, see every tool and get every result` + (losing.length === 0 ? "." : `; not ${names}.`));
-  if (runs) lines.push(`The sessions are in ${logPath2}: wrap show ${logPath2}`);
-  process.stdout.write(`${escapeForTerminal(values2.json === true ? json : lines.join("\n"))}
+  const rows = verdicts.flatMap(([client, { ok, findings }]) => {
+    const head = `${ok ? "✓" : "✗"} ${CLIENTS[client].padEnd(11)}`;
+    if (findings.length === 0) return [`${head} takes it as it is`];
+    return findings.map(({ severity, rule, message }) => `${head} ${severity.padEnd(7)} ${rule.padEnd(18)} ${message}`);
+  });
+  rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
+  process.stdout.write(`${escapeForTerminal(values2.json === true ? json : rows.join("\n"))}
 `);
+  if (runs) process.stderr.write(escapeForTerminal(`wrap: check recorded it in ${logPath2}
+`));
 }
 var OPTIONS = {
   log: { type: "string" },

@@ -136,16 +136,18 @@ async function record(input: string, defects: readonly string[]): Promise<string
 
 test("check passes dist/server.mjs for all five CLIs, live, and exits 0", SLOW, async () => {
   const logPath = join(tempFolder("check-server-"), "check.log");
-  const { code, stdout } = await check(["--log", logPath, "--", process.execPath, serverPath]);
+  const { code, stdout, stderr } = await check(["--log", logPath, "--", process.execPath,
+    serverPath]);
   assert.equal(code, 0, stdout);
+  // The server's stderr passes through, and check says where it recorded the sessions.
+  assert.ok(stderr.endsWith(`wrap: check recorded it in ${logPath}\n`), stderr);
   assert.deepEqual(stdout.split("\n"), [
-    "✓ Claude Code: takes it",
-    "✓ Codex: takes it",
-    "✓ Gemini CLI: takes it",
-    "✓ Qwen Code: takes it",
-    "✓ Copilot CLI: takes it",
+    "✓ Claude Code takes it as it is",
+    "✓ Codex       takes it as it is",
+    "✓ Gemini CLI  takes it as it is",
+    "✓ Qwen Code   takes it as it is",
+    "✓ Copilot CLI takes it as it is",
     "5 of 5 would connect, see every tool and get every result.",
-    `The sessions are in ${logPath}: wrap show ${logPath}`,
     "",
   ]);
 });
@@ -211,7 +213,10 @@ test("live, a stdout line after tools/list is flagged for Gemini CLI, and a serv
   assert.deepEqual(empty.brief, { ...table, gemini: ["error stdout-noise -"] });
   assert.equal(empty.finished.code, 1);
   const text = await check([empty.logPath]);
-  assert.match(text.stdout, /^ {2}error \(stdout-noise\) line \d+, not JSON-RPC, after tools\/list: /m);
+  const noise = /^✗ Gemini CLI {2}error {3}stdout-noise {7}line (\d+), not JSON-RPC, after tools\/list: /m;
+  const line = Number(noise.exec(text.stdout)?.[1]);
+  // The line it names is the stray line, in the log check wrote.
+  assert.match(readFileSync(empty.logPath, "utf8").split("\n")[line - 1] ?? "", / ← .*debug: /);
 });
 
 test("live, a first answer after 2.5 s is flagged for Codex and Claude Code", SLOW, async () => {
