@@ -217,6 +217,7 @@ describe("Gemini CLI 0.61.0", () => {
     assert.ok(listed !== -1 && listed < debug, logText(noise.events));
     assert.deepEqual(noise.offered, []);
     assert.deepEqual(methodsSent(noise.events).filter((method) => method === "tools/call"), []);
+    assert.match(noise.finished.stderr, /MCP issues detected/);
   });
 
   test(`${ROWS.names}: mcp_…_my.tool / mcp_…_my_tool`, TIMEOUT, async () => {
