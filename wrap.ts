@@ -1608,7 +1608,7 @@ function reviewMessage(review: Review, { mark, message, request }: Followed, eve
   review.server = String(server);
   if (method === "tools/call") judge(review, { result }, `a result of "${request?.tool}"`,
     request?.tool);
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat() : [];
+  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
   const names = tools.map((tool) => String(dig(tool, "name")));
   for (const [index, name] of names.entries()) {
     judge(review, { name, tool: tools[index], names, server: review.server }, `tool "${name}"`,

@@ -1056,7 +1056,7 @@ function reviewMessage(review2, { mark, message, request }, event) {
     `a result of "${request?.tool}"`,
     request?.tool
   );
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat() : [];
+  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
   const names = tools.map((tool) => String(dig(tool, "name")));
   for (const [index, name] of names.entries()) {
     judge(

@@ -253,21 +253,37 @@ test("a server that never answers is one no CLI can list, and check says so", SL
     [client, [none]]))));
 });
 
-test("a tool's name is printed escaped: no control or bidi character reaches the terminal, "
-  + "and --json stays valid JSON with the name intact", SLOW, async () => {
-  const name = "evil\u001b]0;pwned\u0007\u202e\u009b";
-  const hostile = join(tempFolder("check-hostile-"), "hostile.mjs");
-  const tools = [{ name, inputSchema: { type: "object" } }];
-  writeFileSync(hostile, [
+/** A server, in a new file, that answers initialize, and tools/list with `tools` as given. */
+function serverListing(tools: unknown): string {
+  const path = join(tempFolder("check-listing-"), "server.mjs");
+  writeFileSync(path, [
     'import { createInterface } from "node:readline";',
     "createInterface({ input: process.stdin }).on(\"line\", (text) => {",
     "  const { id, method } = JSON.parse(text);",
     "  if (id === undefined) return;",
-    `  const result = method === "tools/list" ? { tools: ${JSON.stringify(tools)} }`,
+    `  const result = method === "tools/list" ? ${JSON.stringify({ tools })}`,
     '    : { protocolVersion: "2025-06-18", capabilities: { tools: {} } };',
     '  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n");',
     "});",
   ].join("\n"));
+  return path;
+}
+
+test("a tools/list result with no list holds no tool to judge", SLOW, async () => {
+  const logPath = join(tempFolder("check-no-list-"), "check.log");
+  const finished = await check(["--json", "--log", logPath, "--", process.execPath,
+    serverListing(undefined)]);
+  // Its answer to server/discover, which is no DiscoverResult, leaves two CLIs in 2025-11-25.
+  const fallback = "warning era-fallback -";
+  assert.deepEqual(briefOf(finished.stdout), expect({ "claude-code": [fallback],
+    copilot: [fallback] }));
+  assert.equal(finished.code, 0);
+});
+
+test("a tool's name is printed escaped: no control or bidi character reaches the terminal, "
+  + "and --json stays valid JSON with the name intact", SLOW, async () => {
+  const name = "evil\u001b]0;pwned\u0007\u202e\u009b";
+  const hostile = serverListing([{ name, inputSchema: { type: "object" } }]);
   const logPath = join(tempFolder("check-hostile-log-"), "check.log");
   const live = ["--log", logPath, "--", process.execPath, hostile];
   const text = await check(live);
