@@ -43,7 +43,7 @@ import { spawn, type ChildProcess, type ChildProcessByStdio, type ChildProcessWi
   from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
-import { access, open, stat } from "node:fs/promises";
+import { access, open, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
@@ -752,10 +752,10 @@ function words(...parts: (string | undefined)[]): string {
 }
 
 /** What a reader is handed: its log, wrap's options as parseArgs read them, --timeout as a
- * number, and the command after `--` (which only replay runs). */
+ * number, and the command after `--` (which replay and check run), and whether there was one. */
 type CommandLine = {
   logPath: string; values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
-  timeoutMs: number; command: string; args: string[];
+  timeoutMs: number; command: string; args: string[]; runs: boolean;
 };
 
 /** Where reading a log got to: how far, and the start of a line that has not ended yet. */
@@ -1686,6 +1686,252 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
   await print(`${blocks.join("\n\n")}\n`);
 }
 
+// ---- Reader: check, whether each of five agent CLIs will take a server ----
+// check holds a server up to the rules of five agent CLIs: how long each waits for the first
+// answer, what a stray stdout line costs, what each does with a tool's name, schema and
+// description, when it leaves the 2026-07-28 era, and which results it cannot read. The rules
+// are measured, not assumed: tests/agents/rules.test.ts and tests/claude-code/rules.test.ts run
+// each defect against the pinned CLI, and docs/clients.md has the table. check reviews a log that
+// wrap recorded. Given a command instead, it runs wrap on it and opens the server as each CLI
+// does (never calling a tool: a tool may have effects), then reviews that log.
+
+/** The five CLIs, by their key in --json, in the order check prints them. */
+const CLIENT_KEYS = ["claude-code", "codex", "gemini", "qwen", "copilot"] as const;
+type Client = (typeof CLIENT_KEYS)[number];
+
+/** Each CLI by the name a person reads. */
+const CLIENTS: Record<Client, string> = { "claude-code": "Claude Code", codex: "Codex",
+  gemini: "Gemini CLI", qwen: "Qwen Code", copilot: "Copilot CLI" };
+
+/** One thing a CLI would do with the server, as --json prints it: an `error` where the CLI loses
+ * the server, a tool or a call, or the model gets nothing; a `warning` where it changes
+ * something (a name, a description, the era) and works. */
+type Finding = { rule: string; severity: "error" | "warning"; tool?: string; message: string };
+
+/** What a rule is held against, one of: the sessions as a whole; a tool that tools/list gave,
+ * with every name of the list and the server's name; a result of tools/call. */
+type Subject = { firstAnswerMs?: number; unlisted?: boolean; refused?: boolean; noise?: boolean;
+  name?: string; tool?: unknown; names?: string[]; server?: string; result?: unknown };
+
+/** What a CLI does where a rule applies: how grave, and in words. */
+type Consequence = [Finding["severity"], string];
+
+/** A rule: what each CLI it concerns does where `applies` holds, and what the author should do. */
+type Rule = { rule: string; applies: (subject: Subject, client: Client) => boolean;
+  clients: Partial<Record<Client, Consequence>>; advice: string };
+
+/** The same consequence for each of `clients`. */
+function some(clients: readonly Client[], ...consequence: Consequence): Rule["clients"] {
+  return Object.fromEntries(clients.map((client): [Client, Consequence] => [client, consequence]));
+}
+
+/** How long a CLI waits for the first answer before it goes on without the server. */
+const WAITS_MS: Partial<Record<Client, number>> = { codex: 1_000, "claude-code": 2_000 };
+
+/** How a CLI names a tool to its model (prefix, separator), and the most characters it keeps. */
+const NAME_FORMS: Partial<Record<Client, [string, string, number]>> = { copilot: ["", "-", 64],
+  "claude-code": ["mcp__", "__", 64], gemini: ["mcp_", "_", 63], qwen: ["mcp__", "__", 63] };
+
+/** The characters some CLI replaces in a tool's name; Gemini CLI keeps a dot. */
+const REPLACED = /[^A-Za-z0-9_-]/g;
+
+/** The rules, as measured (docs/clients.md). firstAnswerMs is the slowest session's. */
+const RULES: Rule[] = [
+  { rule: "slow-start", applies: ({ firstAnswerMs = 0 }, client) =>
+    firstAnswerMs > (WAITS_MS[client] ?? Infinity), clients: {
+    codex: ["error", "leaves it out after about 1 s, silently, unless `required = true`"],
+    "claude-code": ["error", "runs `claude -p` without it after about 2 s"] },
+  advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)" },
+  { rule: "slow-start", applies: ({ unlisted }) => unlisted === true,
+    clients: some(CLIENT_KEYS, "error", "cannot list its tools"),
+    advice: "answer tools/list; if the server is only slow, give check a longer --timeout" },
+  { rule: "era-fallback", applies: ({ refused }) => refused === true,
+    clients: some(["claude-code", "copilot"], "warning", "falls back to initialize, 2025-11-25"),
+    advice: "answer server/discover with supportedVersions that include 2026-07-28" },
+  { rule: "stdout-noise", applies: ({ noise }) => noise === true,
+    clients: some(["gemini"], "error", 'drops the server: "MCP issues detected"'),
+    advice: "write logs to stderr: stdout is for JSON-RPC messages only" },
+  { rule: "tool-name", applies: ({ name = "" }, client) => name.replace(REPLACED, "_") !== name &&
+    (client !== "gemini" || /[^A-Za-z0-9_.-]/.test(name)),
+  clients: some(CLIENT_KEYS, "warning", "renames it"), advice: "name it from [A-Za-z0-9_-]" },
+  { rule: "tool-name", applies: ({ name = "", names = [] }) => names.filter((other) =>
+    other.replace(REPLACED, "_") === name.replace(REPLACED, "_")).length > 1,
+  clients: some(["claude-code", "copilot"], "error", "offers one of the names that become one"),
+  advice: "give each tool a name of its own from [A-Za-z0-9_-]" },
+  { rule: "tool-name", applies: ({ name = "", server = "" }, client) => {
+    const [before, between, most] = NAME_FORMS[client] ?? ["", "", Infinity];
+    return (before + server + between + name).length > most;
+  }, clients: { ...some(["gemini", "qwen", "copilot"], "warning", "cuts it to 63 or 64"),
+    "claude-code": ["error", "sends mcp__<server>__<tool>, over 64: Anthropic's API refuses it"] },
+  advice: "keep mcp__<server>__<tool> within 64 characters" },
+  { rule: "input-schema", applies: ({ name, tool }) => name !== undefined &&
+    dig(tool, "inputSchema", "type") !== "object",
+  clients: { ...some(["claude-code", "gemini", "qwen"], "error", "drops the whole server"),
+    ...some(["codex", "copilot"], "warning", 'adds "type": "object"') },
+  advice: 'give its inputSchema "type": "object" at the top' },
+  { rule: "input-schema", applies: ({ tool }) => /"format":"/.test(JSON.stringify(tool) ?? ""),
+    clients: { codex: ["warning", "drops `format`"],
+      copilot: ["warning", "moves `format` into the description"] },
+    advice: "say in the description what `format` says" },
+  { rule: "description", applies: ({ tool }) => String(dig(tool, "description")).length > 4_096,
+    clients: some(["claude-code"], "warning", "cuts the description to 4,096 characters"),
+    advice: "keep the description within 4,096 characters" },
+  // The content blocks a tool's result may hold (server/tools §Tool Result).
+  { rule: "result-content", applies: ({ result }) => [dig(result, "content")].flat().some((block) =>
+    block !== undefined && !["text", "image", "audio", "resource_link", "resource"]
+      .includes(String(dig(block, "type")))),
+  clients: some(CLIENT_KEYS, "error", "fails the call: the model gets an error, not the text"),
+  advice: "send only text, image, audio, resource_link and resource blocks" },
+  { rule: "structured-content", applies: ({ result }) => dig(result, "content") === undefined &&
+    dig(result, "structuredContent") !== undefined,
+  clients: { "claude-code": ["error", "fails the call"], gemini: ["error", "gives the model {}"] },
+  advice: "send the structuredContent as JSON in a text block too (server/tools)" },
+];
+
+/** What check knows of a log so far: the follower's session, the line it is at, the server's
+ * name, the slowest first answer, whether this session and any session listed the tools, the
+ * first line that is no message once they were, and what each CLI would do, by message. */
+type Review = { session: Session; line: number; server: string; slowestMs: number;
+  listed: boolean; everListed: boolean; noise?: number; found: Map<Client, Map<string, Finding>> };
+
+/** Holds a subject, said as `what`, up to the rules, and keeps what each CLI would do. */
+function judge(review: Review, subject: Subject, what: string, tool?: string): void {
+  for (const { rule, applies, clients, advice } of RULES) {
+    for (const [client, found] of review.found) {
+      const [severity, does] = clients[client] ?? [];
+      if (severity === undefined || !applies(subject, client)) continue;
+      const message = `${what}: ${does}. To do: ${advice}.`;
+      found.set(message, { rule, severity, ...(tool === undefined ? {} : { tool }), message });
+    }
+  }
+}
+
+/** Whether a server/discover result offers the 2026-07-28 era. */
+function offersModern(result: unknown): boolean {
+  return [dig(result, "supportedVersions")].flat().includes("2026-07-28");
+}
+
+/** Reviews a message from the server: the time of a first answer, the probe's answer, the tools,
+ * a tool's result, and a line that is no message once the session has listed the tools. */
+function reviewMessage(review: Review, { mark, message, request }: Followed, event: LogEvent) {
+  if (mark === "←" && message.kind === "other" && review.listed) review.noise ??= review.line;
+  if (mark !== "←" || message.kind !== "response") return;
+  const [result, method] = [message.result, request?.method];
+  // Every session opens with one of these two (basic/lifecycle; 2026-07-28 basic/versioning).
+  const opening = method === "initialize" || method === "server/discover";
+  if (opening) review.slowestMs = Math.max(review.slowestMs, Number(event.elapsed ?? 0));
+  // An error, or a result that does not offer it, leaves a client in the handshake era.
+  if (method === "server/discover" && !offersModern(result)) {
+    judge(review, { refused: true }, "server/discover's answer");
+  }
+  if (result === undefined) return;
+  const server = dig(result, "serverInfo", "name") ??
+    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server;
+  review.server = String(server);
+  if (method === "tools/call") judge(review, { result }, `a result of "${request?.tool}"`,
+    request?.tool);
+  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  const names = tools.map((tool) => String(dig(tool, "name")));
+  for (const [index, name] of names.entries()) {
+    judge(review, { name, tool: tools[index], names, server: review.server }, `tool "${name}"`,
+      name);
+  }
+  if (method === "tools/list") Object.assign(review, { listed: true, everListed: true });
+}
+
+/** Reviews some lines of the log; a start note begins a session, whose tools are not listed. */
+function reviewLines(review: Review, lines: readonly string[]): void {
+  for (const text of lines) {
+    review.line += 1;
+    const event = parseEvent(text);
+    if (event === undefined) continue;
+    if (startedCommand(event) !== undefined) review.listed = false;
+    for (const followed of follow(review.session, event)) reviewMessage(review, followed, event);
+  }
+}
+
+/** Reviews a whole log, then what its sessions showed as a whole: what each CLI would do. */
+async function review(logPath: string): Promise<Review["found"]> {
+  const found = new Map(CLIENT_KEYS.map((client) => [client, new Map<string, Finding>()]));
+  const read: Review = { session: newSession(), line: 0, server: "", slowestMs: 0,
+    listed: false, everListed: false, found };
+  // A slice read ends with "\n", after which split leaves an empty string: no line.
+  const whole = (lines: string[]) => (lines.at(-1) === "" ? lines.slice(0, -1) : lines);
+  await readLines(logPath, LOG_START, true, (lines) => reviewLines(read, whole(lines)))
+    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  const seconds = (read.slowestMs / 1_000).toFixed(1);
+  judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
+  if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
+  const stray = `line ${read.noise}, not JSON-RPC, after tools/list`;
+  if (read.noise !== undefined) judge(read, { noise: true }, stray);
+  return found;
+}
+
+/** How the CLIs open a server, in turn (docs/clients.md): Claude Code and Copilot CLI probe with
+ * server/discover and else initialize 2025-11-25; Codex and Gemini CLI initialize 2025-06-18;
+ * Qwen Code initializes 2025-11-25. */
+const OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]] as const;
+
+/** Who check says it is, and the `_meta` of its 2026-07-28 requests (basic/index §_meta). */
+const CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
+const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": CHECK_INFO,
+  "io.modelcontextprotocol/clientCapabilities": {} };
+
+/** Sends the server a message, and waits for the result of a request; undefined if none came. */
+async function ask(server: Replay, message: { id?: number; method: string; params?: object }) {
+  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+  const answers = (response: JSONRPCResponse) => response.id === message.id;
+  if (message.id !== undefined) await waitFor(server, () => server.responses.some(answers));
+  return server.responses.find(answers)?.result;
+}
+
+/** Runs the server under wrap, which logs it all, and opens it as some CLIs do: it lists the
+ * tools, waits half a second for stray stdout, then ends it as a client does. No tool is called. */
+async function openAs(line: CommandLine, [version, probe]: (typeof OPENINGS)[number]) {
+  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
+  const server = startReplay({ ...line, command: process.execPath,
+    args: [...wrap, "--", line.command, ...line.args] });
+  const meta = { _meta: MODERN_META };
+  const modern = probe && offersModern(await ask(server, { id: 0, method: "server/discover",
+    params: meta }));
+  const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
+  const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== undefined;
+  if (!modern) await ask(server, { method: "notifications/initialized" });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  server.server.stdin.end();
+  setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
+  if (!server.exited.aborted) await once(server.exited, "abort");
+}
+
+/** wrap check: what each of five agent CLIs would do with a server, from a log or from the server
+ * itself; exit code 0 when every one would connect, see every tool and get every result. */
+async function check(line: CommandLine): Promise<void> {
+  const { logPath, runs, values } = line;
+  // A log of this run's sessions alone, private as the recorder's: it holds every message.
+  if (runs) await writeFile(logPath, "", { mode: 0o600 }).catch((error: unknown) =>
+    cannot(`write ${logPath}`, error));
+  for (const opening of runs ? OPENINGS : []) await openAs(line, opening);
+  const verdicts = [...await review(logPath)].map(([client, found]) => {
+    const findings = [...found.values()];
+    return [client, { ok: findings.every((each) => each.severity !== "error"), findings }] as const;
+  });
+  const taking = verdicts.filter(([, verdict]) => verdict.ok).length;
+  process.exitCode = taking === CLIENT_KEYS.length ? 0 : 1;
+  const json = JSON.stringify({ clients: Object.fromEntries(verdicts) }, null, 2);
+  // A table: a row for each finding, or one that says the CLI takes the server as it is.
+  const rows = verdicts.flatMap(([client, { ok, findings }]) => {
+    const head = `${ok ? "✓" : "✗"} ${CLIENTS[client].padEnd(11)}`;
+    if (findings.length === 0) return [`${head} takes it as it is`];
+    return findings.map(({ severity, rule, message }) =>
+      `${head} ${severity.padEnd(7)} ${rule.padEnd(18)} ${message}`);
+  });
+  rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
+  process.stdout.write(`${printable(values.json === true ? json : rows.join("\n"))}\n`);
+  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath}\n`));
+}
+
 // ---- The command line: record (the default), or read a log back ----
 
 /** Every option wrap takes, as node:util's parseArgs reads them. */
@@ -1712,6 +1958,8 @@ const READERS = new Map<string, { usage: string; run: (line: CommandLine) => Pro
   ["redact", { usage: "WIRE_LOG", run: redact }],
   ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
   ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
+  ["check", { usage: `[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] ${RUNS_COMMAND}`,
+    run: check }],
 ]);
 
 /** What --help prints: the recorder's words, then each reader's. */
@@ -1774,18 +2022,22 @@ const foreignOption = Object.keys(values).some((option) => !takes.includes(optio
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-// A reader that runs a command (replay) needs it after `--`; the other readers run none.
+// A reader that runs a command (replay) needs it after `--`; the other readers run none. One
+// whose usage offers two forms (check: `WIRE_LOG | ... -- COMMAND`) takes a log or a command.
 const runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
-const commandMisplaced = reader !== undefined && (runsCommand ? split === -1 : split !== -1);
+const eitherForm = reader?.usage.includes(" | ") === true;
+const commandMisplaced = reader !== undefined && (eitherForm
+  ? (logPath === undefined) === (split === -1) : runsCommand ? split === -1 : split !== -1);
 const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
 // No command: `--` with nothing after it.
 if (wrong || command === undefined) misuse();
 if (reader === undefined) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (logPath === undefined) {
-  misuse(); // Every reader reads one log.
+} else if (logPath === undefined && !eitherForm) {
+  misuse(); // Every reader reads one log; check records its own, from its command.
 } else {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  await reader.run({ logPath, values, timeoutMs, command, args });
+  const read = logPath ?? values.log ?? join(here, "check.log");
+  await reader.run({ logPath: read, values, timeoutMs, command, args, runs: split !== -1 });
 }

@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
-import { access, open, stat } from "node:fs/promises";
+import { access, open, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
@@ -716,9 +716,9 @@ function startReplay(line) {
   });
   return replay2;
 }
-async function waitFor(replay2, check) {
+async function waitFor(replay2, check2) {
   const signal = AbortSignal.any([replay2.exited, AbortSignal.timeout(replay2.timeoutMs)]);
-  while (!check() && !signal.aborted) {
+  while (!check2() && !signal.aborted) {
     await once(replay2.lines, "line", { signal }).catch(() => void 0);
   }
 }
@@ -1041,6 +1041,245 @@ async function stats({ logPath: logPath2, values: values2 }) {
   await print(`${blocks.join("\n\n")}
 `);
 }
+var CLIENT_KEYS = ["claude-code", "codex", "gemini", "qwen", "copilot"];
+var CLIENTS = {
+  "claude-code": "Claude Code",
+  codex: "Codex",
+  gemini: "Gemini CLI",
+  qwen: "Qwen Code",
+  copilot: "Copilot CLI"
+};
+function some(clients, ...consequence) {
+  return Object.fromEntries(clients.map((client) => [client, consequence]));
+}
+var WAITS_MS = { codex: 1e3, "claude-code": 2e3 };
+var NAME_FORMS = {
+  copilot: ["", "-", 64],
+  "claude-code": ["mcp__", "__", 64],
+  gemini: ["mcp_", "_", 63],
+  qwen: ["mcp__", "__", 63]
+};
+var REPLACED = /[^A-Za-z0-9_-]/g;
+var RULES = [
+  {
+    rule: "slow-start",
+    applies: ({ firstAnswerMs = 0 }, client) => firstAnswerMs > (WAITS_MS[client] ?? Infinity),
+    clients: {
+      codex: ["error", "leaves it out after about 1 s, silently, unless `required = true`"],
+      "claude-code": ["error", "runs `claude -p` without it after about 2 s"]
+    },
+    advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)"
+  },
+  {
+    rule: "slow-start",
+    applies: ({ unlisted }) => unlisted === true,
+    clients: some(CLIENT_KEYS, "error", "cannot list its tools"),
+    advice: "answer tools/list; if the server is only slow, give check a longer --timeout"
+  },
+  {
+    rule: "era-fallback",
+    applies: ({ refused }) => refused === true,
+    clients: some(["claude-code", "copilot"], "warning", "falls back to initialize, 2025-11-25"),
+    advice: "answer server/discover with supportedVersions that include 2026-07-28"
+  },
+  {
+    rule: "stdout-noise",
+    applies: ({ noise }) => noise === true,
+    clients: some(["gemini"], "error", 'drops the server: "MCP issues detected"'),
+    advice: "write logs to stderr: stdout is for JSON-RPC messages only"
+  },
+  {
+    rule: "tool-name",
+    applies: ({ name = "" }, client) => name.replace(REPLACED, "_") !== name && (client !== "gemini" || /[^A-Za-z0-9_.-]/.test(name)),
+    clients: some(CLIENT_KEYS, "warning", "renames it"),
+    advice: "name it from [A-Za-z0-9_-]"
+  },
+  {
+    rule: "tool-name",
+    applies: ({ name = "", names = [] }) => names.filter((other) => other.replace(REPLACED, "_") === name.replace(REPLACED, "_")).length > 1,
+    clients: some(["claude-code", "copilot"], "error", "offers one of the names that become one"),
+    advice: "give each tool a name of its own from [A-Za-z0-9_-]"
+  },
+  {
+    rule: "tool-name",
+    applies: ({ name = "", server = "" }, client) => {
+      const [before, between, most] = NAME_FORMS[client] ?? ["", "", Infinity];
+      return (before + server + between + name).length > most;
+    },
+    clients: {
+      ...some(["gemini", "qwen", "copilot"], "warning", "cuts it to 63 or 64"),
+      "claude-code": ["error", "sends mcp__<server>__<tool>, over 64: Anthropic's API refuses it"]
+    },
+    advice: "keep mcp__<server>__<tool> within 64 characters"
+  },
+  {
+    rule: "input-schema",
+    applies: ({ name, tool }) => name !== void 0 && dig(tool, "inputSchema", "type") !== "object",
+    clients: {
+      ...some(["claude-code", "gemini", "qwen"], "error", "drops the whole server"),
+      ...some(["codex", "copilot"], "warning", 'adds "type": "object"')
+    },
+    advice: 'give its inputSchema "type": "object" at the top'
+  },
+  {
+    rule: "input-schema",
+    applies: ({ tool }) => /"format":"/.test(JSON.stringify(tool) ?? ""),
+    clients: {
+      codex: ["warning", "drops `format`"],
+      copilot: ["warning", "moves `format` into the description"]
+    },
+    advice: "say in the description what `format` says"
+  },
+  {
+    rule: "description",
+    applies: ({ tool }) => String(dig(tool, "description")).length > 4096,
+    clients: some(["claude-code"], "warning", "cuts the description to 4,096 characters"),
+    advice: "keep the description within 4,096 characters"
+  },
+  // The content blocks a tool's result may hold (server/tools §Tool Result).
+  {
+    rule: "result-content",
+    applies: ({ result }) => [dig(result, "content")].flat().some((block) => block !== void 0 && !["text", "image", "audio", "resource_link", "resource"].includes(String(dig(block, "type")))),
+    clients: some(CLIENT_KEYS, "error", "fails the call: the model gets an error, not the text"),
+    advice: "send only text, image, audio, resource_link and resource blocks"
+  },
+  {
+    rule: "structured-content",
+    applies: ({ result }) => dig(result, "content") === void 0 && dig(result, "structuredContent") !== void 0,
+    clients: { "claude-code": ["error", "fails the call"], gemini: ["error", "gives the model {}"] },
+    advice: "send the structuredContent as JSON in a text block too (server/tools)"
+  }
+];
+function judge(review2, subject, what, tool) {
+  for (const { rule, applies, clients, advice } of RULES) {
+    for (const [client, found] of review2.found) {
+      const [severity, does] = clients[client] ?? [];
+      if (severity === void 0 || !applies(subject, client)) continue;
+      const message = `${what}: ${does}. To do: ${advice}.`;
+      found.set(message, { rule, severity, ...tool === void 0 ? {} : { tool }, message });
+    }
+  }
+}
+function offersModern(result) {
+  return [dig(result, "supportedVersions")].flat().includes("2026-07-28");
+}
+function reviewMessage(review2, { mark, message, request }, event) {
+  if (mark === "←" && message.kind === "other" && review2.listed) review2.noise ??= review2.line;
+  if (mark !== "←" || message.kind !== "response") return;
+  const [result, method] = [message.result, request?.method];
+  const opening = method === "initialize" || method === "server/discover";
+  if (opening) review2.slowestMs = Math.max(review2.slowestMs, Number(event.elapsed ?? 0));
+  if (method === "server/discover" && !offersModern(result)) {
+    judge(review2, { refused: true }, "server/discover's answer");
+  }
+  if (result === void 0) return;
+  const server = dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server;
+  review2.server = String(server);
+  if (method === "tools/call") judge(
+    review2,
+    { result },
+    `a result of "${request?.tool}"`,
+    request?.tool
+  );
+  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  const names = tools.map((tool) => String(dig(tool, "name")));
+  for (const [index, name] of names.entries()) {
+    judge(
+      review2,
+      { name, tool: tools[index], names, server: review2.server },
+      `tool "${name}"`,
+      name
+    );
+  }
+  if (method === "tools/list") Object.assign(review2, { listed: true, everListed: true });
+}
+function reviewLines(review2, lines) {
+  for (const text of lines) {
+    review2.line += 1;
+    const event = parseEvent(text);
+    if (event === void 0) continue;
+    if (startedCommand(event) !== void 0) review2.listed = false;
+    for (const followed of follow(review2.session, event)) reviewMessage(review2, followed, event);
+  }
+}
+async function review(logPath2) {
+  const found = new Map(CLIENT_KEYS.map((client) => [client, /* @__PURE__ */ new Map()]));
+  const read = {
+    session: newSession(),
+    line: 0,
+    server: "",
+    slowestMs: 0,
+    listed: false,
+    everListed: false,
+    found
+  };
+  const whole = (lines) => lines.at(-1) === "" ? lines.slice(0, -1) : lines;
+  await readLines(logPath2, LOG_START, true, (lines) => reviewLines(read, whole(lines))).catch((error) => cannot(`read ${logPath2}`, error));
+  const seconds = (read.slowestMs / 1e3).toFixed(1);
+  judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
+  if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
+  const stray = `line ${read.noise}, not JSON-RPC, after tools/list`;
+  if (read.noise !== void 0) judge(read, { noise: true }, stray);
+  return found;
+}
+var OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]];
+var CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
+var MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": CHECK_INFO,
+  "io.modelcontextprotocol/clientCapabilities": {}
+};
+async function ask(server, message) {
+  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}
+`);
+  const answers = (response) => response.id === message.id;
+  if (message.id !== void 0) await waitFor(server, () => server.responses.some(answers));
+  return server.responses.find(answers)?.result;
+}
+async function openAs(line, [version, probe]) {
+  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
+  const server = startReplay({
+    ...line,
+    command: process.execPath,
+    args: [...wrap, "--", line.command, ...line.args]
+  });
+  const meta = { _meta: MODERN_META };
+  const modern = probe && offersModern(await ask(server, {
+    id: 0,
+    method: "server/discover",
+    params: meta
+  }));
+  const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
+  const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== void 0;
+  if (!modern) await ask(server, { method: "notifications/initialized" });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  server.server.stdin.end();
+  setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
+  if (!server.exited.aborted) await once(server.exited, "abort");
+}
+async function check(line) {
+  const { logPath: logPath2, runs, values: values2 } = line;
+  if (runs) await writeFile(logPath2, "", { mode: 384 }).catch((error) => cannot(`write ${logPath2}`, error));
+  for (const opening of runs ? OPENINGS : []) await openAs(line, opening);
+  const verdicts = [...await review(logPath2)].map(([client, found]) => {
+    const findings = [...found.values()];
+    return [client, { ok: findings.every((each) => each.severity !== "error"), findings }];
+  });
+  const taking = verdicts.filter(([, verdict]) => verdict.ok).length;
+  process.exitCode = taking === CLIENT_KEYS.length ? 0 : 1;
+  const json = JSON.stringify({ clients: Object.fromEntries(verdicts) }, null, 2);
+  const rows = verdicts.flatMap(([client, { ok, findings }]) => {
+    const head = `${ok ? "✓" : "✗"} ${CLIENTS[client].padEnd(11)}`;
+    if (findings.length === 0) return [`${head} takes it as it is`];
+    return findings.map(({ severity, rule, message }) => `${head} ${severity.padEnd(7)} ${rule.padEnd(18)} ${message}`);
+  });
+  rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
+  process.stdout.write(`${printable(values2.json === true ? json : rows.join("\n"))}
+`);
+  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath2}
+`));
+}
 var OPTIONS = {
   log: { type: "string" },
   out: { type: "string" },
@@ -1062,7 +1301,11 @@ var READERS = /* @__PURE__ */ new Map([
   }],
   ["redact", { usage: "WIRE_LOG", run: redact }],
   ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
-  ["stats", { usage: "[--json] WIRE_LOG", run: stats }]
+  ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
+  ["check", {
+    usage: `[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] ${RUNS_COMMAND}`,
+    run: check
+  }]
 ]);
 var USAGE = `Usage: wrap ${RECORDING}
 Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
@@ -1106,14 +1349,16 @@ var foreignOption = Object.keys(values).some((option) => !takes.includes(option)
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
 var runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
-var commandMisplaced = reader !== void 0 && (runsCommand ? split === -1 : split !== -1);
+var eitherForm = reader?.usage.includes(" | ") === true;
+var commandMisplaced = reader !== void 0 && (eitherForm ? logPath === void 0 === (split === -1) : runsCommand ? split === -1 : split !== -1);
 var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
 if (wrong || command === void 0) misuse();
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (logPath === void 0) {
+} else if (logPath === void 0 && !eitherForm) {
   misuse();
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
-  await reader.run({ logPath, values, timeoutMs, command, args });
+  const read = logPath ?? values.log ?? join(here, "check.log");
+  await reader.run({ logPath: read, values, timeoutMs, command, args, runs: split !== -1 });
 }

@@ -39,7 +39,9 @@
  * An excerpt whose info string names a file (```` ```text session.log ````) is that file: a
  * `console` block below it that runs a reader on the file (`$ node dist/wrap.mjs show
  * session.log`) must show what the reader prints for it, and a Mermaid block in the same
- * document must be what `wrap diagram` draws from one of its excerpts. The Japanese edition of
+ * document must be what `wrap diagram` draws from one of its excerpts. A `console` block's
+ * `$ node dist/wrap.mjs check -- COMMAND` runs the server live, in a copy of the clone, and must
+ * print what the block shows. The Japanese edition of
  * each document must show the same blocks as the English one; only the notes of its
  * transcripts are translated.
  */
@@ -48,7 +50,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Fence, documentPairs, documentText, documents, fences } from "./documents.ts";
-import { lines, root, run, runServer, start, tempFolder, waitUntil, wrapPath } from "./helpers.ts";
+import { cloneCopy, lines, root, run, runServer, start, tempFolder, waitUntil, wrapPath } from "./helpers.ts";
 
 /** One line a reader sends, and every line the server prints in reply to it. */
 interface Exchange {
@@ -95,6 +97,10 @@ const CLONE_PLACEHOLDER = "/absolute/path/";
 
 /** A reader's command in a console block: the reader, its options, and the log it reads. */
 const READER_COMMAND = /^node dist\/wrap\.mjs (show|stats|diagram|replay) (.*)$/;
+
+/** `wrap check` run live in a console block: it starts the server the words after `--` name,
+ * and records its sessions beside wrap, so it runs in a copy of the clone. */
+const CHECK_COMMAND = /^node dist\/wrap\.mjs check (?:.* )?-- .*$/;
 
 /** How long a recorded session may take to record again: the slow tool's takes seconds. */
 const RECORDING = { timeout: 30_000 };
@@ -333,6 +339,15 @@ for (const file of documents()) {
   for (const { where, command, output } of commandsOf(file).filter(({ command }) => READER_COMMAND.test(command))) {
     test(`\`${command}\` at ${where} prints what the document shows`, RECORDING, async () => {
       assert.deepEqual(await runReader(file, command), output);
+    });
+  }
+
+  for (const { where, command, output } of commandsOf(file).filter(({ command }) => CHECK_COMMAND.test(command))) {
+    test(`\`${command}\` at ${where} prints what the document shows`, RECORDING, async () => {
+      const words = command.split(" ").map((word) => (word === "node" ? process.execPath : word));
+      const [node = "", ...args] = words;
+      const { stdout } = await run(node, args, "", { cwd: cloneCopy() });
+      assert.deepEqual(stdout.split("\n").slice(0, -1), output);
     });
   }
 
