@@ -407,8 +407,10 @@ function answerLines(lines: Line[], start = 0): void {
     const flowing = write(text);
     text = "";
     if (flowing) continue;
-    const drained = new Promise((resolve) => process.stdout.once("drain", resolve));
-    keep(drained.then(() => answerLines(lines, next + 1)));
+    // The rest goes out within "drain" itself: before the next chunk, which stdin's resume, a
+    // tick later, would hand over first.
+    const rest = () => answerLines(lines, next + 1);
+    keep(new Promise((resolve) => process.stdout.once("drain", () => resolve(rest()))));
     return;
   }
   if (text !== "") write(text);

@@ -216,8 +216,8 @@ function answerLines(lines2, start = 0) {
     const flowing = write(text);
     text = "";
     if (flowing) continue;
-    const drained = new Promise((resolve) => process.stdout.once("drain", resolve));
-    keep(drained.then(() => answerLines(lines2, next + 1)));
+    const rest = () => answerLines(lines2, next + 1);
+    keep(new Promise((resolve) => process.stdout.once("drain", () => resolve(rest()))));
     return;
   }
   if (text !== "") write(text);

@@ -37,3 +37,21 @@ test("the server keeps answering when its stderr is closed", async () => {
   assert.equal(code, 0);
   assert.deepEqual(stdout.trim().split("\n").map((line) => JSON.parse(line).id), [1, 2]);
 });
+
+test("a client that reads stdout late still gets the replies in the order it asked", async () => {
+  // A reply past a write's size fills the pipe: the rest of its chunk waits for "drain", and a
+  // chunk that came meanwhile must not be answered before it.
+  const child = track(spawn(process.execPath, [serverPath], { stdio: "pipe" }));
+  child.stdout.pause();
+  const big = JSON.stringify({ jsonrpc: "2.0", id: "big", method: "m".repeat(2_000_000) });
+  const ping = (id: string) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })}\n`;
+  child.stdin.write(`${big}\n${ping("first")}`);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  child.stdin.end(ping("second"));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk)).resume();
+  const [code] = await once(child, "close");
+  assert.equal(code, 0);
+  assert.deepEqual(stdout.trim().split("\n").map((line) => JSON.parse(line).id), ["big", "first", "second"]);
+});
