@@ -92,11 +92,14 @@ async function converse(command: string, args: readonly string[], cwd: string): 
 }
 
 /**
- * The messages of a wrap log in one direction, "→" client to server or "←" server to client.
- * A log line is `<time> <mark> <text>`, and a response's text opens with its round-trip time: `(1.9 ms) `.
+ * The lines of a wrap log in one direction, "→" client to server or "←" server to client, as
+ * they crossed. A log line is `<time> <mark> [<notes> ][| ]<line>`: the notes are a response's
+ * round-trip time, `(1.9 ms) `, and tags such as `[not JSON-RPC] `; a bar ends them before a
+ * line that could be read as one (docs/wire-log.md).
  */
 function logged(log: string, direction: "→" | "←"): string[] {
-  const pattern = new RegExp(`^\\S+ ${direction} (?:\\(\\d+\\.\\d ms\\) )?(.*)$`);
+  const notes = String.raw`(?:\(\d+\.\d ms\) |\[[A-Za-z\d][\w -]*\] )*(?:\| )?`;
+  const pattern = new RegExp(`^\\S+ ${direction} ${notes}(.*)$`);
   return lines(log).flatMap((line) => pattern.exec(line)?.slice(1, 2) ?? []);
 }
 
