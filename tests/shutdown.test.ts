@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { run, start, wrapPath, tempFolder } from "./helpers.ts";
 
@@ -51,12 +51,12 @@ test("a client that dies without a signal gets its server ended, and wrap exits"
     const { child, errors } = start(process.execPath, ["-e", client]);
     while (!/\d+\n/.test(errors())) await new Promise((resolve) => setTimeout(resolve, 20));
     const wrapPid = Number(errors().trim());
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    child.kill("SIGKILL");
+    // An exited wrap is a zombie until init reaps it, which here can take seconds: a zombie
+    // has exited (state Z in /proc), though signal 0 still finds it.
     const alive = () => {
       try {
         process.kill(wrapPid, 0);
-        return true;
+        return /\) (\S)/.exec(readFileSync(`/proc/${wrapPid}/stat`, "utf8"))?.[1] !== "Z";
       } catch {
         return false;
       }
@@ -66,6 +66,11 @@ test("a client that dies without a signal gets its server ended, and wrap exits"
     t.after(() => {
       if (alive()) process.kill(wrapPid, "SIGTERM");
     });
+    // wrap learns its parent as it starts: the client dies once wrap has started its server,
+    // which on a loaded machine can take longer than any fixed wait.
+    const started = () => existsSync(log) && readFileSync(log, "utf8").includes("# start pid");
+    while (!started()) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill("SIGKILL");
     const began = Date.now();
     while (alive() && Date.now() - began < 10_000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
