@@ -245,9 +245,10 @@ function startedCommand(event: LogEvent): string | undefined {
 }
 
 // ---- The recorder, part 1: the tap, which cuts lines, notes them and pairs them ----
-// The tap owns the start of each stream's line that has not ended yet, and the requests in
-// flight. It turns what crossed into the log's events, and finds the warning wrap prints for
-// a polluted stdout; it does no I/O, and never sees the pipes.
+// The tap owns the start of each stream's line that has not ended yet, the requests in
+// flight, and the log's events it has made until the log writer takes them. It turns what
+// crossed into those events, and finds the warning wrap prints for a polluted stdout; it does
+// no I/O, and never sees the pipes.
 
 /** What the tap is handed, as it happened, and when (performance.now()): in the log's order. */
 type Crossing =
@@ -273,8 +274,8 @@ type Tap = {
   overflowed: boolean;
   /** Whether a line on the server's stdout was not JSON-RPC: wrap warns of the first only. */
   polluted: boolean;
-  /** wrap's notes the tap found in a line, logged just before it. */
-  notes: string[];
+  /** The events the tap has made, in the log's order, until the log writer writes them. */
+  events: Buffer[];
   /** Warnings the tap found for wrap's stderr, until the log writer prints them. */
   warnings: string[];
   /** The millisecond of the last event's time, and that time as the log writes it. */
@@ -295,20 +296,19 @@ const CR = 0x0d;
 const NEWLINE = Buffer.from("\n");
 
 /**
- * The lines a chunk completes, cut at each "\n" byte and without it. The start of a line that
- * has not ended yet waits in `unended` for the next chunk: only the new chunk is searched, and
- * a line is joined once, so a long line costs linear time.
+ * Adds the events of the lines a chunk completes, cut at each "\n" byte and without it. The
+ * start of a line that has not ended yet waits in `unended` for the next chunk: only the new
+ * chunk is searched, and a line is joined once, so a long line costs linear time.
  */
-function splitLines(unended: Unended, chunk: Buffer): Line[] {
-  const lines: Line[] = [];
+function chunkEvents(tap: Tap, mark: "→" | "←" | "!", chunk: Buffer, now: number): void {
+  const unended = tap.unended[mark];
   let start = 0;
   for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
     keep(unended, chunk.subarray(start, end));
-    lines.push(ended(unended));
+    lineEvent(tap, mark, ended(unended), now);
     start = end + 1;
   }
   if (start < chunk.length) keep(unended, chunk.subarray(start));
-  return lines;
 }
 
 /** Adds a piece to a line that has not ended yet, as far as the log keeps a line. */
@@ -330,16 +330,18 @@ function ended(unended: Unended): Line {
 
 /**
  * What the log notes of a line before its bytes. A request is kept in `pending` under its
- * direction and id until a response crossing the other way settles it.
+ * direction and id until a response crossing the other way settles it. A line cut short is not
+ * read for messages: its size is all that is noted of it.
  */
-function annotate(tap: Tap, mark: "→" | "←", line: Buffer, now: number): string[] {
+function annotate(tap: Tap, mark: "→" | "←", { kept, size }: Line, now: number): string[] {
+  if (size > kept.length) return notesShown(undefined, new Set(["bytes"]), size);
   // A Set, so that a batch with two unknown ids shows "[no request]" once.
   const tags = new Set<Tag>();
   let elapsed: number | undefined;
-  if (line.length > LARGE_LINE) tags.add("bytes");
-  if (!isUtf8(line)) tags.add("not UTF-8");
-  if (line[line.length - 1] === CR) tags.add("CRLF");
-  for (const message of messagesOf(line.toString())) {
+  if (size > LARGE_LINE) tags.add("bytes");
+  if (!isUtf8(kept)) tags.add("not UTF-8");
+  if (kept[size - 1] === CR) tags.add("CRLF");
+  for (const message of messagesOf(kept.toString())) {
     if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     // An id of null answers a request that could not be read, so it pairs with nothing.
     if (message.kind === "response" && message.id !== null) {
@@ -353,7 +355,7 @@ function annotate(tap: Tap, mark: "→" | "←", line: Buffer, now: number): str
     // Each side's stdout is for MCP messages only (basic/transports §stdio).
     if (message.kind === "other") tags.add("not JSON-RPC");
   }
-  return notesShown(elapsed, tags, line.length);
+  return notesShown(elapsed, tags, size);
 }
 
 /** Keeps a request in flight, unless its id is in use; says so once when the oldest goes. */
@@ -362,8 +364,8 @@ function pend(tap: Tap, key: string, method: string, now: number, tags: Set<Tag>
     tags.add("id in use");
   } else if (keepPending(tap.pending, key, { method, sentAt: now }) && !tap.overflowed) {
     tap.overflowed = true;
-    tap.notes.push(`over ${PENDING_LIMIT} requests in flight: from here on the oldest are ` +
-      "dropped from pairing, and their responses show [no request]");
+    noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest ` +
+      "are dropped from pairing, and their responses show [no request]");
   }
 }
 
@@ -379,33 +381,30 @@ function pollutionWarning(line: Buffer): string[] {
 function newTap(): Tap {
   const unended = { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
     "!": { pieces: [], size: 0 } };
-  return { unended, pending: new Map(), overflowed: false, polluted: false, notes: [],
+  return { unended, pending: new Map(), overflowed: false, polluted: false, events: [],
     warnings: [], clock: { ms: 0, time: "" } };
 }
 
 /**
- * Adds one line's event to `events`: its time, mark and notes, a bar if it needs one, then the
- * line's bytes as they are. A line cut short is not read for messages; a note before it says so.
+ * Adds one line's event: its time, mark and notes, a bar if it needs one, then the line's bytes
+ * as they are. A line cut short is not read for messages; a note before it says so.
  */
-function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Line, now: number, events: Buffer[]) {
+function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Line, now: number): void {
   const { kept, size } = line;
-  let notes: string[] = [];
   if (size > kept.length) {
-    tap.notes.push(`the next ${mark} line is cut: the log keeps ${kept.length} of ${size} bytes`);
-    if (mark !== "!") notes = notesShown(undefined, new Set(["bytes"]), size);
-  } else if (mark !== "!") {
-    notes = annotate(tap, mark, kept, now);
+    const keeps = `the log keeps ${kept.length} of ${size} bytes`;
+    noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
+  const notes = mark === "!" ? [] : annotate(tap, mark, line, now);
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
     tap.warnings.push(...pollutionWarning(kept));
   }
   const time = timeOf(tap, now);
-  while (tap.notes.length > 0) events.push(Buffer.from(`${time} # ${tap.notes.shift()}\n`));
   const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
   const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
   const bar = barred ? ["|"] : [];
-  events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
+  tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 
 /** A moment (performance.now()) as the log writes it, ISO 8601 in UTC: made once a
@@ -416,29 +415,29 @@ function timeOf(tap: Tap, now: number): string {
   return tap.clock.time;
 }
 
-/** Adds the log's events for one crossing to `events`: one per line, or a note of wrap's own. */
-function eventsOf(tap: Tap, crossing: Crossing, events: Buffer[]): void {
-  if (crossing.kind === "note") {
-    // A line break in a note (in a command's script, say) is written `\n`, as JSON writes it,
-    // so that no note can forge an event.
-    const text = crossing.text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
-    events.push(Buffer.from(`${timeOf(tap, crossing.now)} # ${text}\n`));
-    return;
-  }
-  const { mark, now } = crossing;
-  const unended = tap.unended[mark];
-  const lines = crossing.kind === "chunk" ? splitLines(unended, crossing.chunk) : [];
-  // A last line without "\n" is still a line.
-  if (crossing.kind === "end" && unended.size > 0) lines.push(ended(unended));
-  for (const line of lines) lineEvent(tap, mark, line, now, events);
+/** Adds one of wrap's own events. A line break in a note (in a command's script, say) is
+ * written `\n`, as JSON writes it, so that no note can forge an event. */
+function noteEvent(tap: Tap, now: number, text: string): void {
+  const oneLine = text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
+  tap.events.push(Buffer.from(`${timeOf(tap, now)} # ${oneLine}\n`));
 }
 
-/** wrap's notes for the requests still in flight at `now`, each with how long it waited. */
-function unansweredNotes(tap: Tap, now: number): string[] {
-  return Array.from(tap.pending, ([key, request]) => {
+/** Adds the log's events for one crossing: one per line, or a note of wrap's own. */
+function eventsOf(tap: Tap, crossing: Crossing): void {
+  if (crossing.kind === "note") return noteEvent(tap, crossing.now, crossing.text);
+  const { mark, now } = crossing;
+  if (crossing.kind === "chunk") return chunkEvents(tap, mark, crossing.chunk, now);
+  // A last line without "\n" is still a line.
+  const unended = tap.unended[mark];
+  if (unended.size > 0) lineEvent(tap, mark, ended(unended), now);
+}
+
+/** Adds wrap's notes for the requests still in flight at `now`, each with how long it waited. */
+function unansweredEvents(tap: Tap, now: number): void {
+  for (const [key, request] of tap.pending) {
     const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-    return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
-  });
+    noteEvent(tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
+  }
 }
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
@@ -497,25 +496,25 @@ function openLog(logPath: string): LogWriter {
 }
 
 /**
- * Hands the tap what waits for it, up to `bytes` of chunks, and logs that in one write. The
- * log is opened at the first write; one that cannot be opened or written to is said once on
- * stderr, and the traffic still flows. It is never closed: wrap's exit closes it, and every
- * write has been made by then.
+ * Hands the tap what waits for it, up to SLICE bytes of chunks (or one chunk, however long),
+ * and logs that in one write. The log is opened at the first write; one that cannot be opened
+ * or written to is said once on stderr, and the traffic still flows. It is never closed:
+ * wrap's exit closes it, and every write has been made by then.
  */
-function catchUp(writer: LogWriter, bytes: number): void {
+function catchUp(writer: LogWriter): void {
   const { tap, unread, paused } = writer;
-  const events: Buffer[] = [];
   let count = 0;
-  for (let read = 0; count < unread.length && read < bytes; count += 1) {
+  for (let read = 0; count < unread.length && read < SLICE; count += 1) {
     const crossing = unread[count];
     if (crossing?.kind === "chunk") read += crossing.chunk.length;
     if (crossing?.kind === "chunk") writer.behind -= crossing.chunk.length;
-    if (crossing !== undefined) eventsOf(tap, crossing, events);
+    if (crossing !== undefined) eventsOf(tap, crossing);
   }
   unread.splice(0, count);
   // The tap has caught up half of what it may fall behind: the pipes flow again.
   while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
   while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
+  const events = tap.events.splice(0);
   if (writer.closed || events.length === 0) return;
   const written = Buffer.concat(events);
   try {
@@ -542,7 +541,7 @@ function logLater(writer: LogWriter, crossing: Crossing): void {
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
   // Nothing else waits, and this is no burst's chunk: at once.
-  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer, Infinity);
+  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
@@ -555,7 +554,7 @@ function logLater(writer: LogWriter, crossing: Crossing): void {
 function note(writer: LogWriter, text: string): void {
   writer.unread.push({ kind: "note", text, now: performance.now() });
   // A slice at a time, each written: a SIGKILL in the midst of a burst's backlog spares some.
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
+  while (writer.unread.length > 0) catchUp(writer);
 }
 
 /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
@@ -567,7 +566,7 @@ function whenQuiet(writer: LogWriter): void {
   const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
-  if (due) catchUp(writer, SLICE);
+  if (due) catchUp(writer);
   writer.waiting = unread.length > 0;
   if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
 }
@@ -575,11 +574,8 @@ function whenQuiet(writer: LogWriter): void {
 /** Logs everything still unread, the requests left unanswered, and a last event. */
 function closeLog(writer: LogWriter, last: string): void {
   // Catch up before reading the requests in flight: a response not read yet would be listed.
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
-  const now = performance.now();
-  for (const text of unansweredNotes(writer.tap, now)) {
-    writer.unread.push({ kind: "note", text, now });
-  }
+  while (writer.unread.length > 0) catchUp(writer);
+  unansweredEvents(writer.tap, performance.now());
   note(writer, last);
   writer.closed = true;
 }
@@ -590,7 +586,7 @@ function closeLog(writer: LogWriter, last: string): void {
 // stops the server when the client is gone, and exits as the server exited.
 
 /** The plumbing's state: the server's process, and the writer of its log. */
-type Plumbing = { child: ChildProcessWithoutNullStreams; writer: LogWriter };
+type Plumbing = { child: ChildProcessByStdio<Writable, Readable, Readable>; writer: LogWriter };
 
 /**
  * How long a server may outlive a signal passed on before it gets SIGKILL: less than the 2 s

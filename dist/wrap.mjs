@@ -99,16 +99,15 @@ var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
 var CR = 13;
 var NEWLINE = Buffer.from("\n");
-function splitLines(unended, chunk) {
-  const lines = [];
+function chunkEvents(tap, mark, chunk, now) {
+  const unended = tap.unended[mark];
   let start = 0;
   for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
     keep(unended, chunk.subarray(start, end));
-    lines.push(ended(unended));
+    lineEvent(tap, mark, ended(unended), now);
     start = end + 1;
   }
   if (start < chunk.length) keep(unended, chunk.subarray(start));
-  return lines;
 }
 function keep(unended, piece) {
   const room = LONGEST_LOGGED - unended.size;
@@ -123,13 +122,14 @@ function ended(unended) {
   unended.size = 0;
   return line;
 }
-function annotate(tap, mark, line, now) {
+function annotate(tap, mark, { kept, size }, now) {
+  if (size > kept.length) return notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
   const tags = /* @__PURE__ */ new Set();
   let elapsed;
-  if (line.length > LARGE_LINE) tags.add("bytes");
-  if (!isUtf8(line)) tags.add("not UTF-8");
-  if (line[line.length - 1] === CR) tags.add("CRLF");
-  for (const message of messagesOf(line.toString())) {
+  if (size > LARGE_LINE) tags.add("bytes");
+  if (!isUtf8(kept)) tags.add("not UTF-8");
+  if (kept[size - 1] === CR) tags.add("CRLF");
+  for (const message of messagesOf(kept.toString())) {
     if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     if (message.kind === "response" && message.id !== null) {
       const key = pairKey(OPPOSITE[mark], message.id);
@@ -140,14 +140,14 @@ function annotate(tap, mark, line, now) {
     }
     if (message.kind === "other") tags.add("not JSON-RPC");
   }
-  return notesShown(elapsed, tags, line.length);
+  return notesShown(elapsed, tags, size);
 }
 function pend(tap, key, method, now, tags) {
   if (tap.pending.has(key)) {
     tags.add("id in use");
   } else if (keepPending(tap.pending, key, { method, sentAt: now }) && !tap.overflowed) {
     tap.overflowed = true;
-    tap.notes.push(`over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
+    noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
   }
 }
 function pollutionWarning(line) {
@@ -169,55 +169,50 @@ function newTap() {
     pending: /* @__PURE__ */ new Map(),
     overflowed: false,
     polluted: false,
-    notes: [],
+    events: [],
     warnings: [],
     clock: { ms: 0, time: "" }
   };
 }
-function lineEvent(tap, mark, line, now, events) {
+function lineEvent(tap, mark, line, now) {
   const { kept, size } = line;
-  let notes = [];
   if (size > kept.length) {
-    tap.notes.push(`the next ${mark} line is cut: the log keeps ${kept.length} of ${size} bytes`);
-    if (mark !== "!") notes = notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
-  } else if (mark !== "!") {
-    notes = annotate(tap, mark, kept, now);
+    const keeps = `the log keeps ${kept.length} of ${size} bytes`;
+    noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
+  const notes = mark === "!" ? [] : annotate(tap, mark, line, now);
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
     tap.warnings.push(...pollutionWarning(kept));
   }
   const time = timeOf(tap, now);
-  while (tap.notes.length > 0) events.push(Buffer.from(`${time} # ${tap.notes.shift()}
-`));
   const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
   const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
   const bar = barred ? ["|"] : [];
-  events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
+  tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 function timeOf(tap, now) {
   const ms2 = Math.floor(performance.timeOrigin + now);
   if (ms2 !== tap.clock.ms) tap.clock = { ms: ms2, time: new Date(ms2).toISOString() };
   return tap.clock.time;
 }
-function eventsOf(tap, crossing, events) {
-  if (crossing.kind === "note") {
-    const text = crossing.text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
-    events.push(Buffer.from(`${timeOf(tap, crossing.now)} # ${text}
+function noteEvent(tap, now, text) {
+  const oneLine = text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
+  tap.events.push(Buffer.from(`${timeOf(tap, now)} # ${oneLine}
 `));
-    return;
-  }
-  const { mark, now } = crossing;
-  const unended = tap.unended[mark];
-  const lines = crossing.kind === "chunk" ? splitLines(unended, crossing.chunk) : [];
-  if (crossing.kind === "end" && unended.size > 0) lines.push(ended(unended));
-  for (const line of lines) lineEvent(tap, mark, line, now, events);
 }
-function unansweredNotes(tap, now) {
-  return Array.from(tap.pending, ([key, request]) => {
+function eventsOf(tap, crossing) {
+  if (crossing.kind === "note") return noteEvent(tap, crossing.now, crossing.text);
+  const { mark, now } = crossing;
+  if (crossing.kind === "chunk") return chunkEvents(tap, mark, crossing.chunk, now);
+  const unended = tap.unended[mark];
+  if (unended.size > 0) lineEvent(tap, mark, ended(unended), now);
+}
+function unansweredEvents(tap, now) {
+  for (const [key, request] of tap.pending) {
     const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-    return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
-  });
+    noteEvent(tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
+  }
 }
 var AT_ONCE_MAX = 16384;
 var QUIET_MS = 5;
@@ -236,19 +231,19 @@ function openLog(logPath2) {
     paused: []
   };
 }
-function catchUp(writer, bytes) {
+function catchUp(writer) {
   const { tap, unread, paused } = writer;
-  const events = [];
   let count = 0;
-  for (let read = 0; count < unread.length && read < bytes; count += 1) {
+  for (let read = 0; count < unread.length && read < SLICE; count += 1) {
     const crossing = unread[count];
     if (crossing?.kind === "chunk") read += crossing.chunk.length;
     if (crossing?.kind === "chunk") writer.behind -= crossing.chunk.length;
-    if (crossing !== void 0) eventsOf(tap, crossing, events);
+    if (crossing !== void 0) eventsOf(tap, crossing);
   }
   unread.splice(0, count);
   while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
   while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
+  const events = tap.events.splice(0);
   if (writer.closed || events.length === 0) return;
   const written = Buffer.concat(events);
   try {
@@ -267,14 +262,14 @@ function isBurst(crossing) {
 function logLater(writer, crossing) {
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
-  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer, Infinity);
+  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
 }
 function note(writer, text) {
   writer.unread.push({ kind: "note", text, now: performance.now() });
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
+  while (writer.unread.length > 0) catchUp(writer);
 }
 function whenQuiet(writer) {
   const { unread } = writer;
@@ -282,16 +277,13 @@ function whenQuiet(writer) {
   const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
-  if (due) catchUp(writer, SLICE);
+  if (due) catchUp(writer);
   writer.waiting = unread.length > 0;
   if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
 }
 function closeLog(writer, last) {
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
-  const now = performance.now();
-  for (const text of unansweredNotes(writer.tap, now)) {
-    writer.unread.push({ kind: "note", text, now });
-  }
+  while (writer.unread.length > 0) catchUp(writer);
+  unansweredEvents(writer.tap, performance.now());
   note(writer, last);
   writer.closed = true;
 }
