@@ -39,8 +39,7 @@
  * the command line, which picks the recorder or a reader by READERS, the command table, where
  * each reader is one row.
  */
-import { spawn, type ChildProcess, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
-  from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
 import { access, open, stat, writeFile } from "node:fs/promises";
@@ -622,12 +621,10 @@ function spawned<T extends ChildProcess>(command: string, start: () => T,
 }
 
 /** Passes a stream's bytes on untouched, and hands each chunk to the log writer as well. */
-function relay(
-  plumbing: Plumbing, from: NodeJS.ReadableStream, to: NodeJS.WritableStream,
-  mark: "→" | "←" | "!", end: boolean,
-): void {
+function relay(plumbing: Plumbing, from: Readable, to: Writable, mark: "→" | "←" | "!"): void {
   const { writer } = plumbing;
-  from.pipe(to, { end });
+  // wrap's stderr is wrap's own too, and stays open when the server's ends.
+  from.pipe(to, { end: mark !== "!" });
   const log = (chunk: Buffer) => {
     logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
     // Backpressure, as for a slow reader: the tap may fall only so far behind.
@@ -643,7 +640,7 @@ function relay(
   from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
   // every line.
-  to.on("error", (error: Error) => {
+  to.on("error", (error) => {
     note(writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
     if (mark === "←") stop(plumbing, "SIGTERM", "the client is gone: wrap's stdout is closed");
@@ -662,29 +659,23 @@ function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
   setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 
-/** Closes the log with a last event, waits for wrap's stdout, and exits. */
-async function finish(plumbing: Plumbing, code: number, last: string): Promise<void> {
-  closeLog(plumbing.writer, last);
-  // stdout is waited for by a write's callback, which comes once every earlier byte is written
-  // (or the client is gone): on a terminal stdout's "finish" never comes, and wrap would exit
-  // 0, late, whatever happened.
-  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-  process.exit(code);
-}
-
-/** Ends wrap as the server ended: a failed start, an exit code, or a signal. */
-function watchServer(plumbing: Plumbing): void {
-  const { child } = plumbing;
+/** Ends wrap as the server ended, with an exit code or a signal: closes the log with a last
+ * event, waits for wrap's stdout, and exits likewise. */
+function watchServer({ child, writer }: Plumbing): void {
   // A process the server started may hold its pipes open; wait for them no longer than the
   // grace period.
   child.on("exit", () => setTimeout(() => {
     child.stdout.push(null);
     child.stderr.push(null);
   }, PIPES_GRACE_MS));
-  child.on("close", (code, signal) => {
+  child.on("close", async (code, signal) => {
+    closeLog(writer, exitNote(code, signal));
+    // stdout is waited for by a write's callback, which comes once every earlier byte is
+    // written (or the client is gone): on a terminal stdout's "finish" never comes, and wrap
+    // would exit 0, late, whatever happened.
+    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
     // A signal's end is reported as shells do: 128 + its number.
-    const exitCode = signal === null ? code ?? 0 : 128 + constants.signals[signal];
-    void finish(plumbing, exitCode, exitNote(code, signal));
+    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
   });
 }
 
@@ -701,8 +692,7 @@ function watchClient(plumbing: Plumbing): void {
     if (process.ppid === parent) return;
     clearInterval(watch);
     stop(plumbing, "SIGTERM", `the client is gone: its pid ${parent} exited`);
-  }, PARENT_CHECK_MS);
-  watch.unref();
+  }, PARENT_CHECK_MS).unref();
 }
 
 /** Runs the recorder: starts the server, relays its stdio and records every line to the log. */
@@ -713,9 +703,9 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   const plumbing = { child, writer };
   if (child.pid !== undefined) note(writer, startNote(child.pid, [command, ...args].join(" ")));
   watchServer(plumbing);
-  relay(plumbing, process.stdin, child.stdin, "→", true);
-  relay(plumbing, child.stdout, process.stdout, "←", true);
-  relay(plumbing, child.stderr, process.stderr, "!", false);
+  relay(plumbing, process.stdin, child.stdin, "→");
+  relay(plumbing, child.stdout, process.stdout, "←");
+  relay(plumbing, child.stderr, process.stderr, "!");
   // Registered after the relays, so that the log has stdin's last line before "end of input".
   watchClient(plumbing);
 }

@@ -307,9 +307,9 @@ function spawned(command2, start, noted = () => {
     return failed(error);
   }
 }
-function relay(plumbing, from, to, mark, end) {
+function relay(plumbing, from, to, mark) {
   const { writer } = plumbing;
-  from.pipe(to, { end });
+  from.pipe(to, { end: mark !== "!" });
   const log = (chunk) => {
     logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
     if (writer.behind <= MAX_BEHIND) return;
@@ -334,20 +334,15 @@ function stop(plumbing, signal, why) {
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
   setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
-async function finish(plumbing, code, last) {
-  closeLog(plumbing.writer, last);
-  await new Promise((resolve) => process.stdout.write("", () => resolve()));
-  process.exit(code);
-}
-function watchServer(plumbing) {
-  const { child } = plumbing;
+function watchServer({ child, writer }) {
   child.on("exit", () => setTimeout(() => {
     child.stdout.push(null);
     child.stderr.push(null);
   }, PIPES_GRACE_MS));
-  child.on("close", (code, signal) => {
-    const exitCode = signal === null ? code ?? 0 : 128 + constants.signals[signal];
-    void finish(plumbing, exitCode, exitNote(code, signal));
+  child.on("close", async (code, signal) => {
+    closeLog(writer, exitNote(code, signal));
+    await new Promise((resolve) => process.stdout.write("", () => resolve()));
+    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
   });
 }
 function watchClient(plumbing) {
@@ -360,8 +355,7 @@ function watchClient(plumbing) {
     if (process.ppid === parent) return;
     clearInterval(watch2);
     stop(plumbing, "SIGTERM", `the client is gone: its pid ${parent} exited`);
-  }, PARENT_CHECK_MS);
-  watch2.unref();
+  }, PARENT_CHECK_MS).unref();
 }
 function proxy(command2, args2, logPath2) {
   const writer = openLog(logPath2);
@@ -373,9 +367,9 @@ function proxy(command2, args2, logPath2) {
   const plumbing = { child, writer };
   if (child.pid !== void 0) note(writer, startNote(child.pid, [command2, ...args2].join(" ")));
   watchServer(plumbing);
-  relay(plumbing, process.stdin, child.stdin, "→", true);
-  relay(plumbing, child.stdout, process.stdout, "←", true);
-  relay(plumbing, child.stderr, process.stderr, "!", false);
+  relay(plumbing, process.stdin, child.stdin, "→");
+  relay(plumbing, child.stdout, process.stdout, "←");
+  relay(plumbing, child.stderr, process.stderr, "!");
   watchClient(plumbing);
 }
 function dig(value, ...keys) {
