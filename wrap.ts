@@ -84,10 +84,9 @@ function classify(value: unknown): Message {
   // JSON.parse makes every key an own key, and none of these names is on Object.prototype.
   const { id, method, params, result, error } = value;
   const validId = typeof id === "string" || typeof id === "number";
-  if (typeof method === "string" && validId) return { kind: "request", id, method, params };
-  if (typeof method === "string" && id === undefined) {
-    return { kind: "notification", method, params };
-  }
+  const hasMethod = typeof method === "string";
+  if (hasMethod && validId) return { kind: "request", id, method, params };
+  if (hasMethod && id === undefined) return { kind: "notification", method, params };
   // A response has a result or an error, never both; its id is null when the request's id
   // could not be read (JSON-RPC 2.0 §5).
   const answers = (result !== undefined) !== (error !== undefined);
@@ -233,8 +232,7 @@ function parseEvent(line: string): LogEvent | undefined {
   const tags = Array.from(found, ([, tag]) => tag ?? "");
   const elapsed = notes === "" ? undefined : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed, tags, text, messages };
+  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
 }
 
 /** The command line a `# start` note names, as startNote wrote it; undefined for another event. */
@@ -467,7 +465,7 @@ type LogWriter = {
   /** Whether a wait for quiet pipes is set. */
   waiting: boolean;
   /** The streams paused until the tap catches up. */
-  paused: NodeJS.ReadableStream[];
+  paused: Readable[];
 };
 
 /**
@@ -535,12 +533,14 @@ function isBurst(crossing: Crossing): boolean {
   return crossing.chunk.indexOf(0x0a) !== crossing.chunk.lastIndexOf(0x0a);
 }
 
-/** Keeps what crossed for the tap, and hands it over at once unless a burst is on. */
-function logLater(writer: LogWriter, crossing: Crossing): void {
+/** Keeps what crossed `from` a stream for the tap, and hands it over at once unless a burst is
+ * on. Past MAX_BEHIND, the stream waits until the tap catches up, as a slow reader's pipe does. */
+function logLater(writer: LogWriter, crossing: Crossing, from: Readable): void {
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
   // Nothing else waits, and this is no burst's chunk: at once.
   if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
+  if (crossing.kind === "chunk" && writer.behind > MAX_BEHIND) writer.paused.push(from.pause());
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
@@ -626,18 +626,14 @@ function relay(plumbing: Plumbing, from: Readable, to: Writable, mark: "→" | "
   // wrap's stderr is wrap's own too, and stays open when the server's ends.
   from.pipe(to, { end: mark !== "!" });
   const log = (chunk: Buffer) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-    // Backpressure, as for a slow reader: the tap may fall only so far behind.
-    if (writer.behind <= MAX_BEHIND) return;
-    from.pause();
-    writer.paused.push(from);
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() }, from);
   };
   // A line the client sends is passed on first, and a line the server sends is handed to the
   // log writer first: in a conversation the client never holds a response the log lacks,
   // since the log writer writes at once, and the request it answers was logged before it came.
   if (mark === "←") from.prependListener("data", log);
   else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }, from));
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
   // every line.
   to.on("error", (error) => {

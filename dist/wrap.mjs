@@ -21,10 +21,9 @@ function classify(value) {
   if (!isRecord(value) || Array.isArray(value) || value.jsonrpc !== "2.0") return { kind: "other" };
   const { id, method, params, result, error } = value;
   const validId = typeof id === "string" || typeof id === "number";
-  if (typeof method === "string" && validId) return { kind: "request", id, method, params };
-  if (typeof method === "string" && id === void 0) {
-    return { kind: "notification", method, params };
-  }
+  const hasMethod = typeof method === "string";
+  if (hasMethod && validId) return { kind: "request", id, method, params };
+  if (hasMethod && id === void 0) return { kind: "notification", method, params };
   const answers = result !== void 0 !== (error !== void 0);
   if (answers && (validId || id === null)) return { kind: "response", id, result, error };
   return { kind: "other" };
@@ -88,8 +87,7 @@ function parseEvent(line) {
   const tags = Array.from(found, ([, tag]) => tag ?? "");
   const elapsed = notes === "" ? void 0 : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed, tags, text, messages };
+  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
 }
 function startedCommand(event) {
   const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
@@ -259,10 +257,11 @@ function isBurst(crossing) {
   if (crossing.kind !== "chunk" || crossing.chunk.length < AT_ONCE_MAX) return false;
   return crossing.chunk.indexOf(10) !== crossing.chunk.lastIndexOf(10);
 }
-function logLater(writer, crossing) {
+function logLater(writer, crossing, from) {
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
   if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
+  if (crossing.kind === "chunk" && writer.behind > MAX_BEHIND) writer.paused.push(from.pause());
   if (writer.waiting) return;
   writer.waiting = true;
   setTimeout(whenQuiet, QUIET_MS, writer);
@@ -311,14 +310,11 @@ function relay(plumbing, from, to, mark) {
   const { writer } = plumbing;
   from.pipe(to, { end: mark !== "!" });
   const log = (chunk) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-    if (writer.behind <= MAX_BEHIND) return;
-    from.pause();
-    writer.paused.push(from);
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() }, from);
   };
   if (mark === "←") from.prependListener("data", log);
   else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }, from));
   to.on("error", (error) => {
     note(writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
