@@ -286,9 +286,6 @@ const LARGE_LINE = 1_048_576;
  * no line, however long, is held whole (a string cannot hold one over 512 MiB). */
 const LONGEST_LOGGED = 16 * LARGE_LINE;
 
-/** The byte "\r", which ends a line that a CRLF ended. */
-const CR = 0x0d;
-
 /** The "\n" that ends each event in the log. */
 const NEWLINE = Buffer.from("\n");
 
@@ -337,7 +334,7 @@ function annotate(tap: Tap, mark: "→" | "←", { kept, size }: Line, now: numb
   let elapsed: number | undefined;
   if (size > LARGE_LINE) tags.add("bytes");
   if (!isUtf8(kept)) tags.add("not UTF-8");
-  if (kept[size - 1] === CR) tags.add("CRLF");
+  if (kept[size - 1] === 0x0d) tags.add("CRLF");
   for (const message of messagesOf(kept.toString())) {
     if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     // An id of null answers a request that could not be read, so it pairs with nothing.
@@ -399,8 +396,7 @@ function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Line, now: number)
   }
   const time = timeOf(tap, now);
   const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
-  const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
-  const bar = barred ? ["|"] : [];
+  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(start) ? ["|"] : [];
   tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 
@@ -1957,10 +1953,11 @@ const MISUSE = 2;
 /** The longest --timeout: what both setTimeout and AbortSignal.timeout take (2^31 - 1 ms). */
 const LONGEST_TIMEOUT_MS = 2_147_483_647;
 
-/** A command line wrap cannot read: the usage, on stderr, since it is a mistake. */
-function misuse(): never {
-  process.stderr.write(USAGE);
-  process.exit(MISUSE);
+/** Prints the usage and exits: on stdout with 0 when asked for (--help), since it is an
+ * answer, and on stderr with MISUSE for a command line wrap cannot read, since it is a mistake. */
+function exitWithUsage(to: NodeJS.WriteStream, exitCode: number): never {
+  to.write(USAGE);
+  process.exit(exitCode);
 }
 
 /** A file a reader cannot read or write: one plain line, no stack, and exit code 1. */
@@ -1971,10 +1968,7 @@ function cannot(what: string, error: unknown): never {
 
 const argv = process.argv.slice(2);
 const here = dirname(fileURLToPath(import.meta.url));
-if (argv.length === 1 && argv[0] === "--help") {
-  process.stdout.write(USAGE); // An answer, so on stdout.
-  process.exit(0);
-}
+if (argv.length === 1 && argv[0] === "--help") exitWithUsage(process.stdout, 0);
 // wrap's own words come first. A reader's name starts a reader, which runs a command only after
 // `--` (replay). Any other word starts the command to record, its words its own, as with env,
 // nohup and time; `--` may mark where it starts. No command at all: server.mjs beside wrap.
@@ -1991,7 +1985,7 @@ const [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs
 // parseArgs throws on an unknown option, or an option without its value.
 const config = { args: ownWords, options: OPTIONS, allowPositionals: true } as const;
 const parsed = attempt(() => parseArgs(config));
-if (parsed === undefined) misuse();
+if (parsed === undefined) exitWithUsage(process.stderr, MISUSE);
 const { values } = parsed;
 // The first positional is the reader's name: a reader reads one log, and takes no other word.
 const [logPath, ...extra] = parsed.positionals.slice(1);
@@ -2004,19 +1998,18 @@ const foreignOption = Object.keys(values).some((option) => !takes.includes(optio
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-// A reader that runs a command (replay) needs it after `--`; the other readers run none. One
-// whose usage offers two forms (check: `WIRE_LOG | ... -- COMMAND`) takes a log or a command.
-const runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
-const eitherForm = reader?.usage.includes(" | ") === true;
-const commandMisplaced = reader !== undefined && (eitherForm
-  ? (logPath === undefined) === (split === -1) : runsCommand ? split === -1 : split !== -1);
-const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
+// A command's usage is the form of its words, or two forms (check: `WIRE_LOG | ... -- COMMAND`):
+// a log or none, a command or none; the words must take one. The recorder runs a command
+// (server.mjs when none is named), replay reads a log and runs a command after `--`, check does
+// one of the two (it records its own log from its command), and the other readers read a log.
+const forms = usage.split(" | ");
+const inForm = forms.some((form) => form.includes("WIRE_LOG") === (logPath !== undefined) &&
+  form.includes("COMMAND") === (split !== -1));
+const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || !inForm;
 // No command: `--` with nothing after it.
-if (wrong || command === undefined) misuse();
+if (wrong || command === undefined) exitWithUsage(process.stderr, MISUSE);
 if (reader === undefined) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (logPath === undefined && !eitherForm) {
-  misuse(); // Every reader reads one log; check records its own, from its command.
 } else {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));

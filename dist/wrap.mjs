@@ -95,7 +95,6 @@ function startedCommand(event) {
 }
 var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
-var CR = 13;
 var NEWLINE = Buffer.from("\n");
 function chunkEvents(tap, mark, chunk, now) {
   const unended = tap.unended[mark];
@@ -126,7 +125,7 @@ function annotate(tap, mark, { kept, size }, now) {
   let elapsed;
   if (size > LARGE_LINE) tags.add("bytes");
   if (!isUtf8(kept)) tags.add("not UTF-8");
-  if (kept[size - 1] === CR) tags.add("CRLF");
+  if (kept[size - 1] === 13) tags.add("CRLF");
   for (const message of messagesOf(kept.toString())) {
     if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     if (message.kind === "response" && message.id !== null) {
@@ -185,8 +184,7 @@ function lineEvent(tap, mark, line, now) {
   }
   const time = timeOf(tap, now);
   const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
-  const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
-  const bar = barred ? ["|"] : [];
+  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(start) ? ["|"] : [];
   tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 function timeOf(tap, now) {
@@ -1297,9 +1295,9 @@ ${Array.from(READERS, ([name, { usage: usage2 }]) => `  wrap ${name} ${usage2}
 `).join("")}`;
 var MISUSE = 2;
 var LONGEST_TIMEOUT_MS = 2147483647;
-function misuse() {
-  process.stderr.write(USAGE);
-  process.exit(MISUSE);
+function exitWithUsage(to, exitCode) {
+  to.write(USAGE);
+  process.exit(exitCode);
 }
 function cannot(what, error) {
   warn(`cannot ${what}: ${String(error)}`);
@@ -1307,10 +1305,7 @@ function cannot(what, error) {
 }
 var argv = process.argv.slice(2);
 var here = dirname(fileURLToPath(import.meta.url));
-if (argv.length === 1 && argv[0] === "--help") {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+if (argv.length === 1 && argv[0] === "--help") exitWithUsage(process.stdout, 0);
 var { tokens } = parseArgs({ args: argv, options: OPTIONS, strict: false, tokens: true });
 var ownEnd = tokens.find((token) => token.kind !== "option")?.index ?? argv.length;
 var reader = READERS.get(argv[ownEnd] ?? "");
@@ -1321,7 +1316,7 @@ var commandWords = argv.slice(argv[split] === "--" ? split + 1 : split);
 var [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs")] : commandWords;
 var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
-if (parsed === void 0) misuse();
+if (parsed === void 0) exitWithUsage(process.stderr, MISUSE);
 var { values } = parsed;
 var [logPath, ...extra] = parsed.positionals.slice(1);
 var usage = reader?.usage ?? RECORDING;
@@ -1330,15 +1325,12 @@ var timeoutMs = Number(values.timeout ?? 5e3);
 var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-var runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
-var eitherForm = reader?.usage.includes(" | ") === true;
-var commandMisplaced = reader !== void 0 && (eitherForm ? logPath === void 0 === (split === -1) : runsCommand ? split === -1 : split !== -1);
-var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
-if (wrong || command === void 0) misuse();
+var forms = usage.split(" | ");
+var inForm = forms.some((form) => form.includes("WIRE_LOG") === (logPath !== void 0) && form.includes("COMMAND") === (split !== -1));
+var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || !inForm;
+if (wrong || command === void 0) exitWithUsage(process.stderr, MISUSE);
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (logPath === void 0 && !eitherForm) {
-  misuse();
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
   const read = logPath ?? values.log ?? join(here, "check.log");
