@@ -1405,8 +1405,7 @@ function passes(shower: Shower, { message, request, failed }: Followed): boolean
 function fitted(shower: Shower, time: string, mark: string, text: string, colour: string) {
   const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
-  const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
-  const line = cut.join("");
+  const line = long ? `${characters.slice(0, shower.width - 1).join("")}…` : characters.join("");
   return shower.colour ? `\u001b[${colour}m${line}\u001b[0m` : line;
 }
 
@@ -1476,80 +1475,63 @@ async function followLog(shower: Shower, path: string): Promise<never> {
   return new Promise(() => {});
 }
 
-/** How show prints here: the terminal's width and colours, and the command line's filters. */
-function showOptions({ values }: CommandLine): Omit<Shower, "session"> {
+/** wrap show: prints a log one line per message, fitted to the terminal's width and coloured on
+ * one, kept as the command line's filters say; with --follow, goes on as it grows. */
+async function show({ logPath, values }: CommandLine): Promise<void> {
   const terminal = process.stdout.isTTY === true;
   const noColour = (process.env.NO_COLOR ?? "") !== "";
   // A terminal that says nothing of its size, or something too narrow to use, gets 80.
   const columns = terminal ? process.stdout.columns ?? 0 : 0;
-  return {
+  const shower: Shower = {
     width: columns >= 20 ? columns : 80, colour: terminal && !noColour,
     redact: values["no-redact"] !== true, methods: values.method ?? [],
-    errorsOnly: values.errors === true,
+    errorsOnly: values.errors === true, session: newSession(),
   };
-}
-
-/** wrap show: prints a log one line per message; with --follow, goes on as it grows. */
-async function show(line: CommandLine): Promise<void> {
-  const shower: Shower = { ...showOptions(line), session: newSession() };
-  if (line.values.follow === true) await followLog(shower, line.logPath);
-  const { skipped } = await readEvents(line.logPath, LOG_START, true, shower.redact,
+  if (values.follow === true) await followLog(shower, logPath);
+  const { skipped } = await readEvents(logPath, LOG_START, true, shower.redact,
     (events) => showEvents(shower, events))
-    .catch((error: unknown) => cannot(`read ${line.logPath}`, error));
+    .catch((error: unknown) => cannot(`read ${logPath}`, error));
   if (skipped > 0) await print(`skipped ${skipped} lines that are not wire.log events\n`);
 }
 
 // ---- Reader: stats, figures per method and per session, read as a stream ----
 
-/** Figures for one kind of request: its direction, method, and tool for tools/call. */
+/** Figures for one kind of request (its direction, method, and tool for tools/call), kept with
+ * the first request of the kind: how many were sent and failed, and how many round trips took
+ * each time, by tenths of a millisecond, as the log writes them: a few thousand counts, however
+ * long the log, and percentiles that are exact. */
 type RequestFigures = {
-  direction: "→" | "←"; method: string; tool: string | undefined;
-  count: number; errors: number;
-  /** How many round trips took each time, by tenths of a millisecond, as the log writes them:
-   * a few thousand counts, however long the log, and percentiles that are exact. */
-  roundTrips: Map<number, number>;
+  request: Asked; count: number; errors: number; roundTrips: Map<number, number>;
 };
 
-/** One session's figures, from its `# start` line to the next one. */
-type SessionFigures = {
-  start: string; end: string; command: string;
-  requests: Map<string, RequestFigures>;
-  /** The follower's requests in flight, which are left unanswered at the session's end. */
-  waiting: ReadonlyMap<string, Asked>;
-  notifications: Map<string, number>;
-  messages: { "→": { count: number; bytes: number }; "←": { count: number; bytes: number } };
-  tags: Map<string, number>;
-  stderrLines: number;
-};
-
-/** A new session's figures. */
-function newFigures(start: string, command: string, session: Session): SessionFigures {
+/** A new session's figures, from its `# start` line to the next one. `waiting` is the
+ * follower's requests in flight, which are left unanswered at the session's end. */
+function newFigures(start: string, command: string, session: Session) {
   return {
-    start, end: start, command, requests: new Map(), waiting: session.waiting,
-    notifications: new Map(), tags: new Map(), stderrLines: 0,
+    start, end: start, command, requests: new Map<string, RequestFigures>(),
+    waiting: session.waiting, notifications: new Map<string, number>(),
+    tags: new Map<string, number>(), stderrLines: 0,
     messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } },
   };
 }
+
+/** One session's figures, as newFigures makes them. */
+type SessionFigures = ReturnType<typeof newFigures>;
 
 /** Adds one to a count in a map. */
 function countIn<K>(counts: Map<K, number>, key: K): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
-/** The figures of a request's kind: its direction, method and tool; made at its first count. */
-function figuresOf(session: SessionFigures, { mark, method, tool, name }: Asked): RequestFigures {
-  const key = `${mark} ${name}`;
-  const figures = session.requests.get(key) ??
-    { direction: mark, method, tool, count: 0, errors: 0, roundTrips: new Map() };
-  session.requests.set(key, figures);
-  return figures;
-}
-
-/** Counts a request under its kind, and its response's error and round trip there too. */
+/** Counts a request under its kind (made at its first count), and its response's error and
+ * round trip there too. */
 function countMessage(session: SessionFigures, each: Followed, elapsed: string | undefined) {
   const { message, request } = each;
   if (request === undefined) return;
-  const figures = figuresOf(session, request);
+  const key = `${request.mark} ${request.name}`;
+  const figures = session.requests.get(key) ??
+    { request, count: 0, errors: 0, roundTrips: new Map<number, number>() };
+  session.requests.set(key, figures);
   if (message.kind === "request") figures.count += 1;
   if (message.kind !== "response") return;
   if (each.failed) figures.errors += 1;
@@ -1586,11 +1568,10 @@ function percentileOf(roundTrips: ReadonlyMap<number, number>, percent: number):
 
 /** A session's figures as plain data: the shape `wrap stats --json` prints (README). */
 function sessionJson(session: SessionFigures) {
-  const requests = [...session.requests.values()].map((figures) => ({
-    direction: figures.direction, method: figures.method, tool: figures.tool ?? null,
-    count: figures.count, errors: figures.errors,
-    p50Ms: percentileOf(figures.roundTrips, 50), p95Ms: percentileOf(figures.roundTrips, 95),
-    maxMs: percentileOf(figures.roundTrips, 100),
+  const requests = [...session.requests.values()].map(({ request, count, errors, roundTrips }) => ({
+    direction: request.mark, method: request.method, tool: request.tool ?? null, count, errors,
+    p50Ms: percentileOf(roundTrips, 50), p95Ms: percentileOf(roundTrips, 95),
+    maxMs: percentileOf(roundTrips, 100),
   }));
   const notifications = [...session.notifications]
     .map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
@@ -1603,38 +1584,35 @@ function sessionJson(session: SessionFigures) {
   };
 }
 
-/** A figure for the text table: ms with one decimal, or a dash. */
-function ms(value: number | null): string {
-  return value === null ? "—" : value.toFixed(1);
-}
-
-/** A session's figures as text, for a person. */
+/** A session's figures as text, for a person: a table of the requests, ms with one decimal or
+ * a dash, then a line each for the notifications, the messages, and the rest. */
 function sessionText(figures: ReturnType<typeof sessionJson>, index: number): string[] {
   const seconds = (figures.lengthMs / 1000).toFixed(1);
-  const lines = [`session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`];
   const widths = [36, 6, 7, 8, 8, 8];
-  const cells = (row: string[]) => {
-    return `  ${row.map((cell, at) => (at === 0 ? cell.padEnd(widths[at] ?? 0) :
-      cell.padStart(widths[at] ?? 0))).join("")}`;
-  };
-  lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
-  for (const each of figures.requests) {
-    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+  const cells = (row: string[]) => `  ${row.map((cell, at) =>
+    (at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0))).join("")}`;
+  const ms = (value: number | null) => (value === null ? "—" : value.toFixed(1));
+  const requests = figures.requests.map((each) => {
+    const name = words(each.direction, each.method, each.tool ?? undefined);
     const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
-    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
-  }
+    return cells([label(name, 36), String(each.count), String(each.errors), ...times]);
+  });
   const listed = (items: string[]) => (items.length === 0 ? "none" : items.join(" · "));
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  lines.push(`  notifications: ${listed(notes)}`);
   const way = (mark: "→" | "←") => {
     const { count, bytes } = figures.messages[mark];
     return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
   };
-  lines.push(`  messages: ${way("→")} · ${way("←")}`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
-  lines.push(`  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines}` +
-    ` · tags: ${listed(tags)}`);
-  return lines;
+  return [
+    `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
+    cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
+    ...requests,
+    `  notifications: ${listed(notes)}`,
+    `  messages: ${way("→")} · ${way("←")}`,
+    `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines}` +
+      ` · tags: ${listed(tags)}`,
+  ];
 }
 
 /** wrap stats: prints a log's figures, as text or as JSON. */

@@ -188,8 +188,8 @@ function lineEvent(tap, mark, line, now) {
   tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 function timeOf(tap, now) {
-  const ms2 = Math.floor(performance.timeOrigin + now);
-  if (ms2 !== tap.clock.ms) tap.clock = { ms: ms2, time: new Date(ms2).toISOString() };
+  const ms = Math.floor(performance.timeOrigin + now);
+  if (ms !== tap.clock.ms) tap.clock = { ms, time: new Date(ms).toISOString() };
   return tap.clock.time;
 }
 function noteEvent(tap, now, text) {
@@ -801,8 +801,7 @@ function passes(shower, { message, request, failed }) {
 function fitted(shower, time, mark, text, colour) {
   const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
-  const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
-  const line = cut.join("");
+  const line = long ? `${characters.slice(0, shower.width - 1).join("")}…` : characters.join("");
   return shower.colour ? `\x1B[${colour}m${line}\x1B[0m` : line;
 }
 function showEvent(shower, event) {
@@ -865,28 +864,26 @@ async function followLog(shower, path) {
   return new Promise(() => {
   });
 }
-function showOptions({ values: values2 }) {
+async function show({ logPath: logPath2, values: values2 }) {
   const terminal = process.stdout.isTTY === true;
   const noColour = (process.env.NO_COLOR ?? "") !== "";
   const columns = terminal ? process.stdout.columns ?? 0 : 0;
-  return {
+  const shower = {
     width: columns >= 20 ? columns : 80,
     colour: terminal && !noColour,
     redact: values2["no-redact"] !== true,
     methods: values2.method ?? [],
-    errorsOnly: values2.errors === true
+    errorsOnly: values2.errors === true,
+    session: newSession()
   };
-}
-async function show(line) {
-  const shower = { ...showOptions(line), session: newSession() };
-  if (line.values.follow === true) await followLog(shower, line.logPath);
+  if (values2.follow === true) await followLog(shower, logPath2);
   const { skipped } = await readEvents(
-    line.logPath,
+    logPath2,
     LOG_START,
     true,
     shower.redact,
     (events) => showEvents(shower, events)
-  ).catch((error) => cannot(`read ${line.logPath}`, error));
+  ).catch((error) => cannot(`read ${logPath2}`, error));
   if (skipped > 0) await print(`skipped ${skipped} lines that are not wire.log events
 `);
 }
@@ -906,16 +903,12 @@ function newFigures(start, command2, session) {
 function countIn(counts, key) {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-function figuresOf(session, { mark, method, tool, name }) {
-  const key = `${mark} ${name}`;
-  const figures = session.requests.get(key) ?? { direction: mark, method, tool, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
-  session.requests.set(key, figures);
-  return figures;
-}
 function countMessage(session, each, elapsed) {
   const { message, request } = each;
   if (request === void 0) return;
-  const figures = figuresOf(session, request);
+  const key = `${request.mark} ${request.name}`;
+  const figures = session.requests.get(key) ?? { request, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
+  session.requests.set(key, figures);
   if (message.kind === "request") figures.count += 1;
   if (message.kind !== "response") return;
   if (each.failed) figures.errors += 1;
@@ -946,15 +939,15 @@ function percentileOf(roundTrips, percent) {
   return null;
 }
 function sessionJson(session) {
-  const requests = [...session.requests.values()].map((figures) => ({
-    direction: figures.direction,
-    method: figures.method,
-    tool: figures.tool ?? null,
-    count: figures.count,
-    errors: figures.errors,
-    p50Ms: percentileOf(figures.roundTrips, 50),
-    p95Ms: percentileOf(figures.roundTrips, 95),
-    maxMs: percentileOf(figures.roundTrips, 100)
+  const requests = [...session.requests.values()].map(({ request, count, errors, roundTrips }) => ({
+    direction: request.mark,
+    method: request.method,
+    tool: request.tool ?? null,
+    count,
+    errors,
+    p50Ms: percentileOf(roundTrips, 50),
+    p95Ms: percentileOf(roundTrips, 95),
+    maxMs: percentileOf(roundTrips, 100)
   }));
   const notifications = [...session.notifications].map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
   return {
@@ -969,33 +962,31 @@ function sessionJson(session) {
     stderrLines: session.stderrLines
   };
 }
-function ms(value) {
-  return value === null ? "—" : value.toFixed(1);
-}
 function sessionText(figures, index) {
   const seconds = (figures.lengthMs / 1e3).toFixed(1);
-  const lines = [`session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`];
   const widths = [36, 6, 7, 8, 8, 8];
-  const cells = (row) => {
-    return `  ${row.map((cell, at) => at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0)).join("")}`;
-  };
-  lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
-  for (const each of figures.requests) {
-    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+  const cells = (row) => `  ${row.map((cell, at) => at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0)).join("")}`;
+  const ms = (value) => value === null ? "—" : value.toFixed(1);
+  const requests = figures.requests.map((each) => {
+    const name = words(each.direction, each.method, each.tool ?? void 0);
     const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
-    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
-  }
+    return cells([label(name, 36), String(each.count), String(each.errors), ...times]);
+  });
   const listed = (items) => items.length === 0 ? "none" : items.join(" · ");
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  lines.push(`  notifications: ${listed(notes)}`);
   const way = (mark) => {
     const { count, bytes } = figures.messages[mark];
     return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
   };
-  lines.push(`  messages: ${way("→")} · ${way("←")}`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
-  lines.push(`  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`);
-  return lines;
+  return [
+    `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
+    cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
+    ...requests,
+    `  notifications: ${listed(notes)}`,
+    `  messages: ${way("→")} · ${way("←")}`,
+    `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`
+  ];
 }
 async function stats({ logPath: logPath2, values: values2 }) {
   const all = [];
