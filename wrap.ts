@@ -247,23 +247,17 @@ function startedCommand(event: LogEvent): string | undefined {
 // crossed into those events, and finds the warning wrap prints for a polluted stdout; it does
 // no I/O, and never sees the pipes.
 
-/** What the tap is handed, as it happened, and when (performance.now()): in the log's order. */
+/** What crossed, as the tap is handed it, and when (performance.now()): in the log's order.
+ * wrap's own notes are not crossings: the log writer hands them over once the tap has caught up. */
 type Crossing =
   | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
-  | { kind: "end"; mark: "→" | "←" | "!"; now: number }
-  | { kind: "note"; text: string; now: number };
-
-/** A line as the log keeps it: its bytes, cut to LONGEST_LOGGED, and its whole size. */
-type Line = { kept: Buffer; size: number };
-
-/** The start of a line that has not ended yet: its pieces, as far as the log keeps a line,
- * and its size so far. */
-type Unended = { pieces: Buffer[]; size: number };
+  | { kind: "end"; mark: "→" | "←" | "!"; now: number };
 
 /** The tap's state, all of it. */
 type Tap = {
-  /** The start of a line that has not ended yet, for each stream. */
-  unended: { "→": Unended; "←": Unended; "!": Unended };
+  /** The start of each stream's line that has not ended yet: its pieces, as far as the log
+   * keeps a line (LONGEST_LOGGED), and its whole size so far. */
+  unended: Record<"→" | "←" | "!", { pieces: Buffer[]; size: number }>;
   /** Requests in flight under their direction and id, until a response the other way: each
    * one's method, and when it crossed. At most PENDING_LIMIT, the newest (keepPending). */
   pending: Map<string, { method: string; sentAt: number }>;
@@ -290,36 +284,23 @@ const LONGEST_LOGGED = 16 * LARGE_LINE;
 const NEWLINE = Buffer.from("\n");
 
 /**
- * Adds the events of the lines a chunk completes, cut at each "\n" byte and without it. The
- * start of a line that has not ended yet waits in `unended` for the next chunk: only the new
- * chunk is searched, and a line is joined once, so a long line costs linear time.
+ * Adds the events of the lines a chunk completes, cut at each "\n" byte and without it. Each
+ * piece of a line is added to `unended`, as far as the log keeps a line; the start of a line
+ * that has not ended yet waits there for the next chunk: only the new chunk is searched, and a
+ * line is joined once, so a long line costs linear time.
  */
 function chunkEvents(tap: Tap, mark: "→" | "←" | "!", chunk: Buffer, now: number): void {
-  const unended = tap.unended[mark];
-  let start = 0;
-  for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
-    keep(unended, chunk.subarray(start, end));
-    lineEvent(tap, mark, ended(unended), now);
+  for (let start = 0; start < chunk.length;) {
+    const end = chunk.indexOf(0x0a, start);
+    const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
+    const unended = tap.unended[mark];
+    const room = LONGEST_LOGGED - unended.size;
+    if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+    unended.size += piece.length;
+    if (end === -1) return;
+    lineEvent(tap, mark, now);
     start = end + 1;
   }
-  if (start < chunk.length) keep(unended, chunk.subarray(start));
-}
-
-/** Adds a piece to a line that has not ended yet, as far as the log keeps a line. */
-function keep(unended: Unended, piece: Buffer): void {
-  const room = LONGEST_LOGGED - unended.size;
-  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
-  unended.size += piece.length;
-}
-
-/** The line that has ended, joined once: a line within one chunk is a view of it, not a copy. */
-function ended(unended: Unended): Line {
-  const [first] = unended.pieces;
-  const single = unended.pieces.length === 1 && first !== undefined;
-  const line = { kept: single ? first : Buffer.concat(unended.pieces), size: unended.size };
-  unended.pieces = [];
-  unended.size = 0;
-  return line;
 }
 
 /**
@@ -327,7 +308,7 @@ function ended(unended: Unended): Line {
  * direction and id until a response crossing the other way settles it. A line cut short is not
  * read for messages: its size is all that is noted of it.
  */
-function annotate(tap: Tap, mark: "→" | "←", { kept, size }: Line, now: number): string[] {
+function annotate(tap: Tap, mark: "→" | "←", kept: Buffer, size: number, now: number) {
   if (size > kept.length) return notesShown(undefined, new Set(["bytes"]), size);
   // A Set, so that a batch with two unknown ids shows "[no request]" once.
   const tags = new Set<Tag>();
@@ -363,14 +344,6 @@ function pend(tap: Tap, key: string, method: string, now: number, tags: Set<Tag>
   }
 }
 
-/** The one warning for a polluted stdout: the line, cut to a readable length, and what follows. */
-function pollutionWarning(line: Buffer): string[] {
-  const text = line.subarray(0, 256).toString();
-  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  return [`the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
-    "MCP clients skip such a line or close the connection; a server logs to stderr"];
-}
-
 /** A tap that has seen nothing yet. */
 function newTap(): Tap {
   const unended = { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
@@ -380,19 +353,27 @@ function newTap(): Tap {
 }
 
 /**
- * Adds one line's event: its time, mark and notes, a bar if it needs one, then the line's bytes
- * as they are. A line cut short is not read for messages; a note before it says so.
+ * Adds the event of the line that has just ended in `unended`: its time, mark and notes, a bar
+ * if it needs one, then the line's bytes as they are. A line cut short is not read for
+ * messages; a note before it says so.
  */
-function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Line, now: number): void {
-  const { kept, size } = line;
+function lineEvent(tap: Tap, mark: "→" | "←" | "!", now: number): void {
+  const { pieces, size } = tap.unended[mark];
+  tap.unended[mark] = { pieces: [], size: 0 };
+  // Joined once: a line within one chunk is a view of it, not a copy.
+  const kept = pieces.length === 1 && pieces[0] !== undefined ? pieces[0] : Buffer.concat(pieces);
   if (size > kept.length) {
     const keeps = `the log keeps ${kept.length} of ${size} bytes`;
     noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
-  const notes = mark === "!" ? [] : annotate(tap, mark, line, now);
+  const notes = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
+  // The one warning for a polluted stdout: the line, cut to a readable length, and what follows.
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
-    tap.warnings.push(...pollutionWarning(kept));
+    const text = kept.subarray(0, 256).toString();
+    const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+    tap.warnings.push(`the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
+      "MCP clients skip such a line or close the connection; a server logs to stderr");
   }
   const time = timeOf(tap, now);
   const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
@@ -415,14 +396,12 @@ function noteEvent(tap: Tap, now: number, text: string): void {
   tap.events.push(Buffer.from(`${timeOf(tap, now)} # ${oneLine}\n`));
 }
 
-/** Adds the log's events for one crossing: one per line, or a note of wrap's own. */
+/** Adds the log's events for one crossing: the lines a chunk completes, or a stream's last. */
 function eventsOf(tap: Tap, crossing: Crossing): void {
-  if (crossing.kind === "note") return noteEvent(tap, crossing.now, crossing.text);
   const { mark, now } = crossing;
   if (crossing.kind === "chunk") return chunkEvents(tap, mark, crossing.chunk, now);
   // A last line without "\n" is still a line.
-  const unended = tap.unended[mark];
-  if (unended.size > 0) lineEvent(tap, mark, ended(unended), now);
+  if (tap.unended[mark].size > 0) lineEvent(tap, mark, now);
 }
 
 /** Adds wrap's notes for the requests still in flight at `now`, each with how long it waited. */
@@ -547,17 +526,17 @@ function logLater(writer: LogWriter, crossing: Crossing, from: Readable): void {
  * the moments after which a client may kill it at once, a signal or the end of input.
  */
 function note(writer: LogWriter, text: string): void {
-  writer.unread.push({ kind: "note", text, now: performance.now() });
   // A slice at a time, each written: a SIGKILL in the midst of a burst's backlog spares some.
   while (writer.unread.length > 0) catchUp(writer);
+  noteEvent(writer.tap, performance.now(), text);
+  catchUp(writer);
 }
 
 /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
 function whenQuiet(writer: LogWriter): void {
   const { unread } = writer;
   const now = performance.now();
-  // The newest crossing (a note too) tells when anything last crossed; the oldest, how late
-  // the log is.
+  // The newest crossing tells when anything last crossed; the oldest, how late the log is.
   const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;

@@ -97,29 +97,19 @@ var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
 var NEWLINE = Buffer.from("\n");
 function chunkEvents(tap, mark, chunk, now) {
-  const unended = tap.unended[mark];
-  let start = 0;
-  for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-    keep(unended, chunk.subarray(start, end));
-    lineEvent(tap, mark, ended(unended), now);
+  for (let start = 0; start < chunk.length; ) {
+    const end = chunk.indexOf(10, start);
+    const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
+    const unended = tap.unended[mark];
+    const room = LONGEST_LOGGED - unended.size;
+    if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+    unended.size += piece.length;
+    if (end === -1) return;
+    lineEvent(tap, mark, now);
     start = end + 1;
   }
-  if (start < chunk.length) keep(unended, chunk.subarray(start));
 }
-function keep(unended, piece) {
-  const room = LONGEST_LOGGED - unended.size;
-  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
-  unended.size += piece.length;
-}
-function ended(unended) {
-  const [first] = unended.pieces;
-  const single = unended.pieces.length === 1 && first !== void 0;
-  const line = { kept: single ? first : Buffer.concat(unended.pieces), size: unended.size };
-  unended.pieces = [];
-  unended.size = 0;
-  return line;
-}
-function annotate(tap, mark, { kept, size }, now) {
+function annotate(tap, mark, kept, size, now) {
   if (size > kept.length) return notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
   const tags = /* @__PURE__ */ new Set();
   let elapsed;
@@ -147,14 +137,6 @@ function pend(tap, key, method, now, tags) {
     noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
   }
 }
-function pollutionWarning(line) {
-  const text = line.subarray(0, 256).toString();
-  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  return [
-    `the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
-    "MCP clients skip such a line or close the connection; a server logs to stderr"
-  ];
-}
 function newTap() {
   const unended = {
     "→": { pieces: [], size: 0 },
@@ -171,16 +153,23 @@ function newTap() {
     clock: { ms: 0, time: "" }
   };
 }
-function lineEvent(tap, mark, line, now) {
-  const { kept, size } = line;
+function lineEvent(tap, mark, now) {
+  const { pieces, size } = tap.unended[mark];
+  tap.unended[mark] = { pieces: [], size: 0 };
+  const kept = pieces.length === 1 && pieces[0] !== void 0 ? pieces[0] : Buffer.concat(pieces);
   if (size > kept.length) {
     const keeps = `the log keeps ${kept.length} of ${size} bytes`;
     noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
-  const notes = mark === "!" ? [] : annotate(tap, mark, line, now);
+  const notes = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
-    tap.warnings.push(...pollutionWarning(kept));
+    const text = kept.subarray(0, 256).toString();
+    const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+    tap.warnings.push(
+      `the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
+      "MCP clients skip such a line or close the connection; a server logs to stderr"
+    );
   }
   const time = timeOf(tap, now);
   const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
@@ -198,11 +187,9 @@ function noteEvent(tap, now, text) {
 `));
 }
 function eventsOf(tap, crossing) {
-  if (crossing.kind === "note") return noteEvent(tap, crossing.now, crossing.text);
   const { mark, now } = crossing;
   if (crossing.kind === "chunk") return chunkEvents(tap, mark, crossing.chunk, now);
-  const unended = tap.unended[mark];
-  if (unended.size > 0) lineEvent(tap, mark, ended(unended), now);
+  if (tap.unended[mark].size > 0) lineEvent(tap, mark, now);
 }
 function unansweredEvents(tap, now) {
   for (const [key, request] of tap.pending) {
@@ -265,8 +252,9 @@ function logLater(writer, crossing, from) {
   setTimeout(whenQuiet, QUIET_MS, writer);
 }
 function note(writer, text) {
-  writer.unread.push({ kind: "note", text, now: performance.now() });
   while (writer.unread.length > 0) catchUp(writer);
+  noteEvent(writer.tap, performance.now(), text);
+  catchUp(writer);
 }
 function whenQuiet(writer) {
   const { unread } = writer;
