@@ -209,10 +209,8 @@ function exitNote(code: number | null, signal: NodeJS.Signals | null): string {
 }
 
 /** One event of a wire.log, with the messages of a → or ← line classified once. */
-type LogEvent = {
-  time: string; mark: Mark; elapsed: string | undefined; tags: string[]; text: string;
-  messages: Message[];
-};
+type LogEvent = { time: string; mark: Mark; elapsed: string | undefined; tags: string[];
+  text: string; messages: Message[] };
 
 /** The marks, to narrow a mark read from the log. */
 const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
@@ -228,8 +226,7 @@ function parseEvent(line: string): LogEvent | undefined {
   const text = line.slice(head[0].length);
   const notes = head[3] ?? "";
   // Most lines carry no note: no list is made for them.
-  const found = notes === "" ? [] : notes.matchAll(/\[(.+?)\] /g);
-  const tags = Array.from(found, ([, tag]) => tag ?? "");
+  const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? undefined : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
@@ -437,8 +434,8 @@ type LogWriter = {
   /** What the tap has not read yet, oldest first (nothing, while the log keeps up), and how
    * many bytes of chunks that is. */
   unread: Crossing[]; behind: number;
-  /** Whether a wait for quiet pipes is set. */
-  waiting: boolean;
+  /** The wait for quiet pipes, while one is set. */
+  timer: NodeJS.Timeout | undefined;
   /** The streams paused until the tap catches up. */
   paused: Readable[];
 };
@@ -464,7 +461,7 @@ const SLICE = 65_536;
 /** A log writer that has written nothing yet. */
 function openLog(logPath: string): LogWriter {
   return { path: logPath, fd: undefined, closed: false, tap: newTap(), unread: [], behind: 0,
-    waiting: false, paused: [] };
+    timer: undefined, paused: [] };
 }
 
 /**
@@ -516,9 +513,8 @@ function logLater(writer: LogWriter, crossing: Crossing, from: Readable): void {
   // Nothing else waits, and this is no burst's chunk: at once.
   if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
   if (crossing.kind === "chunk" && writer.behind > MAX_BEHIND) writer.paused.push(from.pause());
-  if (writer.waiting) return;
-  writer.waiting = true;
-  setTimeout(whenQuiet, QUIET_MS, writer);
+  // One wait at a time: a wait already set sees this crossing too.
+  writer.timer ??= setTimeout(whenQuiet, QUIET_MS, writer);
 }
 
 /**
@@ -541,8 +537,7 @@ function whenQuiet(writer: LogWriter): void {
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
   if (due) catchUp(writer);
-  writer.waiting = unread.length > 0;
-  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+  writer.timer = unread.length > 0 ? setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer) : undefined;
 }
 
 /** Logs everything still unread, the requests left unanswered, and a last event. */
@@ -636,8 +631,7 @@ function watchServer({ child, writer }: Plumbing): void {
   // A process the server started may hold its pipes open; wait for them no longer than the
   // grace period.
   child.on("exit", () => setTimeout(() => {
-    child.stdout.push(null);
-    child.stderr.push(null);
+    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
   }, PIPES_GRACE_MS));
   child.on("close", async (code, signal) => {
     closeLog(writer, exitNote(code, signal));

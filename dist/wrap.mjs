@@ -83,8 +83,7 @@ function parseEvent(line) {
   if (head === null || mark === void 0) return void 0;
   const text = line.slice(head[0].length);
   const notes = head[3] ?? "";
-  const found = notes === "" ? [] : notes.matchAll(/\[(.+?)\] /g);
-  const tags = Array.from(found, ([, tag]) => tag ?? "");
+  const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? void 0 : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
   return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
@@ -210,7 +209,7 @@ function openLog(logPath2) {
     tap: newTap(),
     unread: [],
     behind: 0,
-    waiting: false,
+    timer: void 0,
     paused: []
   };
 }
@@ -247,9 +246,7 @@ function logLater(writer, crossing, from) {
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
   if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
   if (crossing.kind === "chunk" && writer.behind > MAX_BEHIND) writer.paused.push(from.pause());
-  if (writer.waiting) return;
-  writer.waiting = true;
-  setTimeout(whenQuiet, QUIET_MS, writer);
+  writer.timer ??= setTimeout(whenQuiet, QUIET_MS, writer);
 }
 function note(writer, text) {
   while (writer.unread.length > 0) catchUp(writer);
@@ -263,8 +260,7 @@ function whenQuiet(writer) {
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
   if (due) catchUp(writer);
-  writer.waiting = unread.length > 0;
-  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+  writer.timer = unread.length > 0 ? setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer) : void 0;
 }
 function closeLog(writer, last) {
   while (writer.unread.length > 0) catchUp(writer);
@@ -318,8 +314,7 @@ function stop(plumbing, signal, why) {
 }
 function watchServer({ child, writer }) {
   child.on("exit", () => setTimeout(() => {
-    child.stdout.push(null);
-    child.stderr.push(null);
+    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
   }, PIPES_GRACE_MS));
   child.on("close", async (code, signal) => {
     closeLog(writer, exitNote(code, signal));
