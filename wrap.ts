@@ -115,8 +115,7 @@ function messagesOf(text: string): Message[] {
  * The characters that can drive a terminal or hide what it shows: C0 but tab and newline, DEL,
  * C1 (U+009B alone is a CSI), the line and paragraph separators, and the bidi controls.
  */
-const UNPRINTABLE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text a terminal shows as it is: each UNPRINTABLE character as a JSON escape, `\u001b`, so
  * that JSON stays JSON. Everything wrap prints for a person goes through it, and nothing else. */
@@ -258,14 +257,12 @@ type Tap = {
   /** Requests in flight under their direction and id, until a response the other way: each
    * one's method, and when it crossed. At most PENDING_LIMIT, the newest (keepPending). */
   pending: Map<string, { method: string; sentAt: number }>;
-  /** Whether requests in flight were ever dropped from pairing: the log says so once. */
-  overflowed: boolean;
-  /** Whether a line on the server's stdout was not JSON-RPC: wrap warns of the first only. */
-  polluted: boolean;
-  /** The events the tap has made, in the log's order, until the log writer writes them. */
-  events: Buffer[];
-  /** Warnings the tap found for wrap's stderr, until the log writer prints them. */
-  warnings: string[];
+  /** Whether requests in flight were ever dropped from pairing (the log says so once), and
+   * whether a line on the server's stdout was not JSON-RPC (wrap warns of the first only). */
+  overflowed: boolean; polluted: boolean;
+  /** What the tap has made until the log writer takes it: the log's events, in the log's order,
+   * and the warnings it found for wrap's stderr. */
+  events: Buffer[]; warnings: string[];
   /** The millisecond of the last event's time, and that time as the log writes it. */
   clock: { ms: number; time: string };
 };
@@ -341,14 +338,6 @@ function pend(tap: Tap, key: string, method: string, now: number, tags: Set<Tag>
   }
 }
 
-/** A tap that has seen nothing yet. */
-function newTap(): Tap {
-  const unended = { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
-    "!": { pieces: [], size: 0 } };
-  return { unended, pending: new Map(), overflowed: false, polluted: false, events: [],
-    warnings: [], clock: { ms: 0, time: "" } };
-}
-
 /**
  * Adds the event of the line that has just ended in `unended`: its time, mark and notes, a bar
  * if it needs one, then the line's bytes as they are. A line cut short is not read for
@@ -373,8 +362,7 @@ function lineEvent(tap: Tap, mark: "→" | "←" | "!", now: number): void {
       "MCP clients skip such a line or close the connection; a server logs to stderr");
   }
   const time = timeOf(tap, now);
-  const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
-  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(start) ? ["|"] : [];
+  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2)) ? ["|"] : [];
   tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 
@@ -425,19 +413,17 @@ function unansweredEvents(tap: Tap, now: number): void {
 
 /** The log writer's state, all of it. */
 type LogWriter = {
-  /** The log file's path, and its descriptor once open for appending. */
-  path: string; fd: number | undefined;
-  /** Whether the log takes no more writes: it has had its last event, or could not be written. */
-  closed: boolean;
+  /** The log file's path, its descriptor once open for appending, and whether it takes no more
+   * writes: it has had its last event, or could not be written. */
+  path: string; fd: number | undefined; closed: boolean;
   /** The tap that turns what crossed into the log's events. */
   tap: Tap;
   /** What the tap has not read yet, oldest first (nothing, while the log keeps up), and how
    * many bytes of chunks that is. */
   unread: Crossing[]; behind: number;
-  /** The wait for quiet pipes, while one is set. */
-  timer: NodeJS.Timeout | undefined;
-  /** The streams paused until the tap catches up. */
-  paused: Readable[];
+  /** The wait for quiet pipes, while one is set, and the streams paused until the tap catches
+   * up. */
+  timer: NodeJS.Timeout | undefined; paused: Readable[];
 };
 
 /**
@@ -458,9 +444,13 @@ const MAX_DELAY_MS = 1_000;
 /** How many bytes the tap reads at a time as it catches up, so that traffic waits little. */
 const SLICE = 65_536;
 
-/** A log writer that has written nothing yet. */
+/** A log writer that has written nothing yet, and its tap, which has seen nothing yet. */
 function openLog(logPath: string): LogWriter {
-  return { path: logPath, fd: undefined, closed: false, tap: newTap(), unread: [], behind: 0,
+  const unended = { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
+    "!": { pieces: [], size: 0 } };
+  const tap: Tap = { unended, pending: new Map(), overflowed: false, polluted: false, events: [],
+    warnings: [], clock: { ms: 0, time: "" } };
+  return { path: logPath, fd: undefined, closed: false, tap, unread: [], behind: 0,
     timer: undefined, paused: [] };
 }
 
@@ -483,9 +473,9 @@ function catchUp(writer: LogWriter): void {
   // The tap has caught up half of what it may fall behind: the pipes flow again.
   while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
   while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
-  const events = tap.events.splice(0);
-  if (writer.closed || events.length === 0) return;
-  const written = Buffer.concat(events);
+  // Taken even when the log is closed, so that nothing is held for a log that takes no more.
+  const written = Buffer.concat(tap.events.splice(0));
+  if (writer.closed || written.length === 0) return;
   try {
     // A new log is private (0600): it holds every message, and messages can hold secrets.
     // Appending (O_APPEND) keeps each write whole beside another wrap's on the same log.

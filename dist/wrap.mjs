@@ -39,7 +39,7 @@ function messagesOf(text) {
   const value = attempt(() => JSON.parse(text));
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
-var UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+var UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 function printable(text) {
   const escaped = (found) => `\\u${found.charCodeAt(0).toString(16).padStart(4, "0")}`;
   return text.replace(UNPRINTABLE, escaped);
@@ -136,22 +136,6 @@ function pend(tap, key, method, now, tags) {
     noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
   }
 }
-function newTap() {
-  const unended = {
-    "→": { pieces: [], size: 0 },
-    "←": { pieces: [], size: 0 },
-    "!": { pieces: [], size: 0 }
-  };
-  return {
-    unended,
-    pending: /* @__PURE__ */ new Map(),
-    overflowed: false,
-    polluted: false,
-    events: [],
-    warnings: [],
-    clock: { ms: 0, time: "" }
-  };
-}
 function lineEvent(tap, mark, now) {
   const { pieces, size } = tap.unended[mark];
   tap.unended[mark] = { pieces: [], size: 0 };
@@ -171,8 +155,7 @@ function lineEvent(tap, mark, now) {
     );
   }
   const time = timeOf(tap, now);
-  const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
-  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(start) ? ["|"] : [];
+  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2)) ? ["|"] : [];
   tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
 }
 function timeOf(tap, now) {
@@ -202,11 +185,25 @@ var MAX_BEHIND = 16 * 1048576;
 var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
 function openLog(logPath2) {
+  const unended = {
+    "→": { pieces: [], size: 0 },
+    "←": { pieces: [], size: 0 },
+    "!": { pieces: [], size: 0 }
+  };
+  const tap = {
+    unended,
+    pending: /* @__PURE__ */ new Map(),
+    overflowed: false,
+    polluted: false,
+    events: [],
+    warnings: [],
+    clock: { ms: 0, time: "" }
+  };
   return {
     path: logPath2,
     fd: void 0,
     closed: false,
-    tap: newTap(),
+    tap,
     unread: [],
     behind: 0,
     timer: void 0,
@@ -225,9 +222,8 @@ function catchUp(writer) {
   unread.splice(0, count);
   while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
   while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
-  const events = tap.events.splice(0);
-  if (writer.closed || events.length === 0) return;
-  const written = Buffer.concat(events);
+  const written = Buffer.concat(tap.events.splice(0));
+  if (writer.closed || written.length === 0) return;
   try {
     writer.fd ??= openSync(writer.path, "a", 384);
     for (let at = 0; at < written.length; ) at += writeSync(writer.fd, written, at);
