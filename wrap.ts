@@ -233,8 +233,7 @@ function parseEvent(line: string): LogEvent | undefined {
 
 /** The command line a `# start` note names, as startNote wrote it; undefined for another event. */
 function startedCommand(event: LogEvent): string | undefined {
-  const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
-  return start === null ? undefined : event.text.slice(start[0].length);
+  return event.mark === "#" ? /^start pid \d+: (.*)/s.exec(event.text)?.[1] : undefined;
 }
 
 // ---- The recorder, part 1: the tap, which cuts lines, notes them and pairs them ----
@@ -352,7 +351,7 @@ function lineEvent(tap: Tap, mark: "→" | "←" | "!", now: number): void {
     const keeps = `the log keeps ${kept.length} of ${size} bytes`;
     noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
-  const notes = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
+  const notes: string[] = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
   // The one warning for a polluted stdout: the line, cut to a readable length, and what follows.
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
@@ -361,9 +360,9 @@ function lineEvent(tap: Tap, mark: "→" | "←" | "!", now: number): void {
     tap.warnings.push(`the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
       "MCP clients skip such a line or close the connection; a server logs to stderr");
   }
-  const time = timeOf(tap, now);
-  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2)) ? ["|"] : [];
-  tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
+  // The bar ends the notes before a line that could be read as one.
+  if (mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2))) notes.push("|");
+  tap.events.push(Buffer.from(`${[timeOf(tap, now), mark, ...notes].join(" ")} `), kept, NEWLINE);
 }
 
 /** A moment (performance.now()) as the log writes it, ISO 8601 in UTC: made once a
@@ -389,13 +388,6 @@ function eventsOf(tap: Tap, crossing: Crossing): void {
   if (tap.unended[mark].size > 0) lineEvent(tap, mark, now);
 }
 
-/** Adds wrap's notes for the requests still in flight at `now`, each with how long it waited. */
-function unansweredEvents(tap: Tap, now: number): void {
-  for (const [key, request] of tap.pending) {
-    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-    noteEvent(tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
-  }
-}
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
 // The log writer owns the log file, what the tap has not read yet, and the streams it has
@@ -415,7 +407,7 @@ function unansweredEvents(tap: Tap, now: number): void {
 type LogWriter = {
   /** The log file's path, its descriptor once open for appending, and whether it takes no more
    * writes: it has had its last event, or could not be written. */
-  path: string; fd: number | undefined; closed: boolean;
+  path: string; fd?: number; closed: boolean;
   /** The tap that turns what crossed into the log's events. */
   tap: Tap;
   /** What the tap has not read yet, oldest first (nothing, while the log keeps up), and how
@@ -423,7 +415,7 @@ type LogWriter = {
   unread: Crossing[]; behind: number;
   /** The wait for quiet pipes, while one is set, and the streams paused until the tap catches
    * up. */
-  timer: NodeJS.Timeout | undefined; paused: Readable[];
+  timer?: NodeJS.Timeout | undefined; paused: Readable[];
 };
 
 /**
@@ -446,12 +438,10 @@ const SLICE = 65_536;
 
 /** A log writer that has written nothing yet, and its tap, which has seen nothing yet. */
 function openLog(logPath: string): LogWriter {
-  const unended = { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
-    "!": { pieces: [], size: 0 } };
-  const tap: Tap = { unended, pending: new Map(), overflowed: false, polluted: false, events: [],
-    warnings: [], clock: { ms: 0, time: "" } };
-  return { path: logPath, fd: undefined, closed: false, tap, unread: [], behind: 0,
-    timer: undefined, paused: [] };
+  const tap: Tap = { unended: { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
+    "!": { pieces: [], size: 0 } }, pending: new Map(), overflowed: false, polluted: false,
+    events: [], warnings: [], clock: { ms: 0, time: "" } };
+  return { path: logPath, closed: false, tap, unread: [], behind: 0, paused: [] };
 }
 
 /**
@@ -530,11 +520,16 @@ function whenQuiet(writer: LogWriter): void {
   writer.timer = unread.length > 0 ? setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer) : undefined;
 }
 
-/** Logs everything still unread, the requests left unanswered, and a last event. */
+/** Logs everything still unread, a note for each request left unanswered with how long it
+ * waited, and a last event. */
 function closeLog(writer: LogWriter, last: string): void {
   // Catch up before reading the requests in flight: a response not read yet would be listed.
   while (writer.unread.length > 0) catchUp(writer);
-  unansweredEvents(writer.tap, performance.now());
+  const now = performance.now();
+  for (const [key, request] of writer.tap.pending) {
+    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+    noteEvent(writer.tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
+  }
   note(writer, last);
   writer.closed = true;
 }
@@ -610,9 +605,8 @@ function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
   // The client may send SIGKILL next, at once: every line that crossed is logged first.
   note(writer, `${why}: sending ${signal}`);
   child.kill(signal);
-  if (signal === "SIGKILL") return;
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
-  setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
+  if (signal !== "SIGKILL") setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 
 /** Ends wrap as the server ended, with an exit code or a signal: closes the log with a last
@@ -1864,21 +1858,18 @@ const OPTIONS = {
 /** The recorder's words: it has no name, and runs the command that follows its options. */
 const RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
 
-/** How a reader's words end when it runs the command after `--`, as replay does. */
-const RUNS_COMMAND = "-- COMMAND [ARGS...]";
-
 /** The readers, one row each, by the word that names them: the command table. A reader's
  * usage is the words after its name, which name the options it takes; its function is all it
  * does. */
 const READERS = new Map<string, { usage: string; run: (line: CommandLine) => Promise<void> }>([
   ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
-  ["replay", { usage: `[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG ${RUNS_COMMAND}`,
-    run: replay }],
+  ["replay", { run: replay,
+    usage: "[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]" }],
   ["redact", { usage: "WIRE_LOG", run: redact }],
   ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
   ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
-  ["check", { usage: `[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] ${RUNS_COMMAND}`,
-    run: check }],
+  ["check", { run: check,
+    usage: "[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] -- COMMAND [ARGS...]" }],
 ]);
 
 /** What --help prints: the recorder's words, then each reader's. */
@@ -1927,9 +1918,8 @@ const [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs
 const config = { args: ownWords, options: OPTIONS, allowPositionals: true } as const;
 const parsed = attempt(() => parseArgs(config));
 if (parsed === undefined) exitWithUsage(process.stderr, MISUSE);
-const { values } = parsed;
 // The first positional is the reader's name: a reader reads one log, and takes no other word.
-const [logPath, ...extra] = parsed.positionals.slice(1);
+const { values, positionals: [, logPath, ...extra] } = parsed;
 // A command takes the options its words name: recording, --log alone.
 const usage = reader?.usage ?? RECORDING;
 const takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);

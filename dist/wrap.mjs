@@ -89,8 +89,7 @@ function parseEvent(line) {
   return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
 }
 function startedCommand(event) {
-  const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
-  return start === null ? void 0 : event.text.slice(start[0].length);
+  return event.mark === "#" ? /^start pid \d+: (.*)/s.exec(event.text)?.[1] : void 0;
 }
 var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
@@ -154,9 +153,8 @@ function lineEvent(tap, mark, now) {
       "MCP clients skip such a line or close the connection; a server logs to stderr"
     );
   }
-  const time = timeOf(tap, now);
-  const bar = mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2)) ? ["|"] : [];
-  tap.events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
+  if (mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2))) notes.push("|");
+  tap.events.push(Buffer.from(`${[timeOf(tap, now), mark, ...notes].join(" ")} `), kept, NEWLINE);
 }
 function timeOf(tap, now) {
   const ms = Math.floor(performance.timeOrigin + now);
@@ -173,25 +171,18 @@ function eventsOf(tap, crossing) {
   if (crossing.kind === "chunk") return chunkEvents(tap, mark, crossing.chunk, now);
   if (tap.unended[mark].size > 0) lineEvent(tap, mark, now);
 }
-function unansweredEvents(tap, now) {
-  for (const [key, request] of tap.pending) {
-    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-    noteEvent(tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
-  }
-}
 var AT_ONCE_MAX = 16384;
 var QUIET_MS = 5;
 var MAX_BEHIND = 16 * 1048576;
 var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
 function openLog(logPath2) {
-  const unended = {
-    "→": { pieces: [], size: 0 },
-    "←": { pieces: [], size: 0 },
-    "!": { pieces: [], size: 0 }
-  };
   const tap = {
-    unended,
+    unended: {
+      "→": { pieces: [], size: 0 },
+      "←": { pieces: [], size: 0 },
+      "!": { pieces: [], size: 0 }
+    },
     pending: /* @__PURE__ */ new Map(),
     overflowed: false,
     polluted: false,
@@ -199,16 +190,7 @@ function openLog(logPath2) {
     warnings: [],
     clock: { ms: 0, time: "" }
   };
-  return {
-    path: logPath2,
-    fd: void 0,
-    closed: false,
-    tap,
-    unread: [],
-    behind: 0,
-    timer: void 0,
-    paused: []
-  };
+  return { path: logPath2, closed: false, tap, unread: [], behind: 0, paused: [] };
 }
 function catchUp(writer) {
   const { tap, unread, paused } = writer;
@@ -260,7 +242,11 @@ function whenQuiet(writer) {
 }
 function closeLog(writer, last) {
   while (writer.unread.length > 0) catchUp(writer);
-  unansweredEvents(writer.tap, performance.now());
+  const now = performance.now();
+  for (const [key, request] of writer.tap.pending) {
+    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+    noteEvent(writer.tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
+  }
   note(writer, last);
   writer.closed = true;
 }
@@ -304,9 +290,8 @@ function stop(plumbing, signal, why) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   note(writer, `${why}: sending ${signal}`);
   child.kill(signal);
-  if (signal === "SIGKILL") return;
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
-  setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
+  if (signal !== "SIGKILL") setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 function watchServer({ child, writer }) {
   child.on("exit", () => setTimeout(() => {
@@ -1242,19 +1227,18 @@ var OPTIONS = {
   method: { type: "string", multiple: true }
 };
 var RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
-var RUNS_COMMAND = "-- COMMAND [ARGS...]";
 var READERS = /* @__PURE__ */ new Map([
   ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
   ["replay", {
-    usage: `[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG ${RUNS_COMMAND}`,
-    run: replay
+    run: replay,
+    usage: "[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]"
   }],
   ["redact", { usage: "WIRE_LOG", run: redact }],
   ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
   ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
   ["check", {
-    usage: `[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] ${RUNS_COMMAND}`,
-    run: check
+    run: check,
+    usage: "[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] -- COMMAND [ARGS...]"
   }]
 ]);
 var USAGE = `Usage: wrap ${RECORDING}
@@ -1287,8 +1271,7 @@ var [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs")
 var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) exitWithUsage(process.stderr, MISUSE);
-var { values } = parsed;
-var [logPath, ...extra] = parsed.positionals.slice(1);
+var { values, positionals: [, logPath, ...extra] } = parsed;
 var usage = reader?.usage ?? RECORDING;
 var takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
 var timeoutMs = Number(values.timeout ?? 5e3);
