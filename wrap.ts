@@ -282,7 +282,7 @@ const NEWLINE = Buffer.from("\n");
  * that has not ended yet waits there for the next chunk: only the new chunk is searched, and a
  * line is joined once, so a long line costs linear time.
  */
-function chunkEvents(tap: Tap, mark: "→" | "←" | "!", chunk: Buffer, now: number): void {
+function chunkEvents(tap: Tap, { mark, chunk, now }: Extract<Crossing, { kind: "chunk" }>): void {
   for (let start = 0; start < chunk.length;) {
     const end = chunk.indexOf(0x0a, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
@@ -382,12 +382,10 @@ function noteEvent(tap: Tap, now: number, text: string): void {
 
 /** Adds the log's events for one crossing: the lines a chunk completes, or a stream's last. */
 function eventsOf(tap: Tap, crossing: Crossing): void {
-  const { mark, now } = crossing;
-  if (crossing.kind === "chunk") return chunkEvents(tap, mark, crossing.chunk, now);
+  if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
   // A last line without "\n" is still a line.
-  if (tap.unended[mark].size > 0) lineEvent(tap, mark, now);
+  if (tap.unended[crossing.mark].size > 0) lineEvent(tap, crossing.mark, crossing.now);
 }
-
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
 // The log writer owns the log file, what the tap has not read yet, and the streams it has
@@ -609,25 +607,6 @@ function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
   if (signal !== "SIGKILL") setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 
-/** Ends wrap as the server ended, with an exit code or a signal: closes the log with a last
- * event, waits for wrap's stdout, and exits likewise. */
-function watchServer({ child, writer }: Plumbing): void {
-  // A process the server started may hold its pipes open; wait for them no longer than the
-  // grace period.
-  child.on("exit", () => setTimeout(() => {
-    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
-  }, PIPES_GRACE_MS));
-  child.on("close", async (code, signal) => {
-    closeLog(writer, exitNote(code, signal));
-    // stdout is waited for by a write's callback, which comes once every earlier byte is
-    // written (or the client is gone): on a terminal stdout's "finish" never comes, and wrap
-    // would exit 0, late, whatever happened.
-    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-    // A signal's end is reported as shells do: 128 + its number.
-    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
-  });
-}
-
 /** Passes the client's end of input and signals on, and stops the server when it is gone. */
 function watchClient(plumbing: Plumbing): void {
   // The end of input is the client's first step of a shutdown; the next are its own.
@@ -644,14 +623,31 @@ function watchClient(plumbing: Plumbing): void {
   }, PARENT_CHECK_MS).unref();
 }
 
-/** Runs the recorder: starts the server, relays its stdio and records every line to the log. */
+/**
+ * Runs the recorder: starts the server, relays its stdio and records every line to the log.
+ * wrap ends as the server ended, with an exit code or a signal: it closes the log with a last
+ * event, waits for its own stdout, and exits likewise.
+ */
 function proxy(command: string, args: readonly string[], logPath: string): void {
   const writer = openLog(logPath);
   const child = spawned(command, () => spawn(command, args, { stdio: "pipe" }),
     (why) => closeLog(writer, why));
   const plumbing = { child, writer };
   if (child.pid !== undefined) note(writer, startNote(child.pid, [command, ...args].join(" ")));
-  watchServer(plumbing);
+  // A process the server started may hold its pipes open; wait for them no longer than the
+  // grace period.
+  child.on("exit", () => setTimeout(() => {
+    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
+  }, PIPES_GRACE_MS));
+  child.on("close", async (code, signal) => {
+    closeLog(writer, exitNote(code, signal));
+    // stdout is waited for by a write's callback, which comes once every earlier byte is
+    // written (or the client is gone): on a terminal stdout's "finish" never comes, and wrap
+    // would exit 0, late, whatever happened.
+    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+    // A signal's end is reported as shells do: 128 + its number.
+    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
+  });
   relay(plumbing, process.stdin, child.stdin, "→");
   relay(plumbing, child.stdout, process.stdout, "←");
   relay(plumbing, child.stderr, process.stderr, "!");

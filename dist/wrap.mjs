@@ -94,7 +94,7 @@ function startedCommand(event) {
 var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
 var NEWLINE = Buffer.from("\n");
-function chunkEvents(tap, mark, chunk, now) {
+function chunkEvents(tap, { mark, chunk, now }) {
   for (let start = 0; start < chunk.length; ) {
     const end = chunk.indexOf(10, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
@@ -167,9 +167,8 @@ function noteEvent(tap, now, text) {
 `));
 }
 function eventsOf(tap, crossing) {
-  const { mark, now } = crossing;
-  if (crossing.kind === "chunk") return chunkEvents(tap, mark, crossing.chunk, now);
-  if (tap.unended[mark].size > 0) lineEvent(tap, mark, now);
+  if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
+  if (tap.unended[crossing.mark].size > 0) lineEvent(tap, crossing.mark, crossing.now);
 }
 var AT_ONCE_MAX = 16384;
 var QUIET_MS = 5;
@@ -293,16 +292,6 @@ function stop(plumbing, signal, why) {
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
   if (signal !== "SIGKILL") setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
-function watchServer({ child, writer }) {
-  child.on("exit", () => setTimeout(() => {
-    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
-  }, PIPES_GRACE_MS));
-  child.on("close", async (code, signal) => {
-    closeLog(writer, exitNote(code, signal));
-    await new Promise((resolve) => process.stdout.write("", () => resolve()));
-    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
-  });
-}
 function watchClient(plumbing) {
   process.stdin.on("end", () => note(plumbing.writer, "end of input"));
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
@@ -324,7 +313,14 @@ function proxy(command2, args2, logPath2) {
   );
   const plumbing = { child, writer };
   if (child.pid !== void 0) note(writer, startNote(child.pid, [command2, ...args2].join(" ")));
-  watchServer(plumbing);
+  child.on("exit", () => setTimeout(() => {
+    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
+  }, PIPES_GRACE_MS));
+  child.on("close", async (code, signal) => {
+    closeLog(writer, exitNote(code, signal));
+    await new Promise((resolve) => process.stdout.write("", () => resolve()));
+    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
+  });
   relay(plumbing, process.stdin, child.stdin, "→");
   relay(plumbing, child.stdout, process.stdout, "←");
   relay(plumbing, child.stderr, process.stderr, "!");
