@@ -1093,7 +1093,7 @@ async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
     parts += 1;
     const title = parts > 1 || !last ? [`Part ${parts}`, ""] : [];
     const block = [...title, "```mermaid", ...diagramHead(sides), ...part.splice(0), "```", ""];
-    // The next part begins with a note that joins it to this one, which BLOCK_ROOM leaves room.
+    // The next part begins with a note that joins it to this one: BLOCK_ROOM leaves it room.
     if (!last) part.push(`Note over C,S: part ${parts + 1}, continued from part ${parts}`);
     size = 0;
     const text = `${block.join("\n")}${last ? "" : "\n"}`;
