@@ -684,10 +684,8 @@ function words(...parts: (string | undefined)[]): string {
 
 /** What a reader is handed: its log, wrap's options as parseArgs read them, --timeout as a
  * number, and the command after `--` (which replay and check run), and whether there was one. */
-type CommandLine = {
-  logPath: string; values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
-  timeoutMs: number; command: string; args: string[]; runs: boolean;
-};
+type CommandLine = { logPath: string; timeoutMs: number; command: string; args: string[];
+  runs: boolean; values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"] };
 
 /** Where reading a log got to: how far, and the start of a line that has not ended yet. */
 type Reading = { offset: number; rest: Buffer };
@@ -723,10 +721,9 @@ async function readLines(path: string, from: Reading, toEnd: boolean,
       heldBytes += bytesRead;
       if (end === 0) continue;
       const ending = slice.subarray(cut ? slice.indexOf(0x0a) : 0, end);
-      const lines = Buffer.concat([...held, ending]).toString().split("\n");
+      await read(Buffer.concat([...held, ending]).toString().split("\n"));
       held = [slice.subarray(end, bytesRead)];
       heldBytes = bytesRead - end;
-      await read(lines);
     }
   } finally {
     await file.close();
@@ -761,41 +758,28 @@ async function print(text: string, asIs = false): Promise<void> {
 
 /** A request as the follower keeps it: its direction, method, tool (for tools/call), both as
  * one name (`tools/call add`), and its round. */
-type Asked = {
-  mark: "→" | "←"; method: string; tool: string | undefined; name: string;
-  round: number | undefined;
-};
+type Asked = { mark: "→" | "←"; method: string; tool: string | undefined; name: string;
+  round: number | undefined };
 
-/** What a reader knows of one session so far. */
-type Session = {
-  /** The `# start` note that began it; undefined for a log that begins mid-session. */
-  start: LogEvent | undefined;
-  /** The requests in flight, by direction and id, until a response the other way: at most
-   * PENDING_LIMIT, the newest, as the tap pairs them. */
-  waiting: Map<string, Asked>;
-  /** The round a retry is, by the requestState of the input_required result it follows; at
-   * most PENDING_LIMIT, the newest. */
-  next: Map<string, number>;
-};
-
-/** One message of an event, as the follower reads it. */
-type Followed = {
-  mark: "→" | "←"; message: Message;
-  /** For a request, itself; for a response, the request it answers, when the log has it. */
-  request: Asked | undefined;
-  /** A retry's place among its call's rounds: `round 2`, or `retry` when its first is gone. */
-  place: string | undefined;
-  /** Whether it is a response that reports an error. */
-  failed: boolean;
-};
-
-/** A session before its first event. */
-function newSession(): Session {
-  return { start: undefined, waiting: new Map(), next: new Map() };
+/**
+ * A session before its first event, or begun by its `# start` note (`start`, undefined for a
+ * log that begins mid-session). `waiting` holds the requests in flight, by direction and id,
+ * until a response the other way; `next`, the round a retry is, by the requestState of the
+ * input_required result it follows. Each keeps at most PENDING_LIMIT, the newest, as the tap does.
+ */
+function newSession(start?: LogEvent) {
+  return { start, waiting: new Map<string, Asked>(), next: new Map<string, number>() };
 }
 
-/** One of an input_required result's `inputRequests`: its method, and the message it shows. */
-type InputRequest = { method: string; message: string | undefined };
+/** What a reader knows of one session so far, as newSession makes it. */
+type Session = ReturnType<typeof newSession>;
+
+/** One message of an event, as the follower reads it. Its `request`: for a request, itself;
+ * for a response, the request it answers, when the log has it. Its `place`: a retry's among
+ * its call's rounds, `round 2`, or `retry` when its first is gone. `failed`: whether it is a
+ * response that reports an error. */
+type Followed = { mark: "→" | "←"; message: Message; request: Asked | undefined;
+  place: string | undefined; failed: boolean };
 
 /** An elicitation/create request's message to the user (client/elicitation), if it has one. */
 function elicitationMessage(method: unknown, params: unknown): string | undefined {
@@ -803,8 +787,9 @@ function elicitationMessage(method: unknown, params: unknown): string | undefine
   return method === "elicitation/create" && typeof message === "string" ? message : undefined;
 }
 
-/** An input_required result's requests (basic/patterns/mrtr); undefined for any other result. */
-function inputRequestsOf(result: unknown): InputRequest[] | undefined {
+/** An input_required result's requests (basic/patterns/mrtr), each its method and the message it
+ * shows; undefined for any other result. */
+function inputRequestsOf(result: unknown) {
   if (dig(result, "resultType") !== "input_required") return undefined;
   const requests = dig(result, "inputRequests");
   // The keys are the server's to choose (basic/patterns/mrtr): only the values are read.
@@ -816,7 +801,7 @@ function inputRequestsOf(result: unknown): InputRequest[] | undefined {
 }
 
 /** Input requests in brief: each method once, then the messages it asks, quoted. */
-function briefAsks(requests: readonly InputRequest[]): string {
+function briefAsks(requests: readonly { method: string; message: string | undefined }[]): string {
   const methods = new Set(requests.map((request) => request.method));
   return Array.from(methods, (method) => {
     const shown = requests.filter((request) => request.method === method)
@@ -857,10 +842,9 @@ function followResponse(session: Session, mark: "→" | "←", message: JSONRPCR
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");
-  const round = request?.round;
   // basic/patterns/mrtr: the retry sends this requestState back byte for byte.
   const asks = inputRequestsOf(message.result) !== undefined && typeof state === "string";
-  if (asks && round !== undefined) keepPending(session.next, state, round + 1);
+  if (asks && request?.round !== undefined) keepPending(session.next, state, request.round + 1);
   const failed = message.error !== undefined || dig(message.result, "isError") === true;
   return { mark, message, request, place: undefined, failed };
 }
@@ -868,7 +852,7 @@ function followResponse(session: Session, mark: "→" | "←", message: JSONRPCR
 /** Follows one event: a start note begins a new session; each message is paired and placed. */
 function follow(session: Session, event: LogEvent): Followed[] {
   // New maps, not cleared ones: a reader may still hold the last session's.
-  if (startedCommand(event) !== undefined) Object.assign(session, newSession(), { start: event });
+  if (startedCommand(event) !== undefined) Object.assign(session, newSession(event));
   const { mark } = event;
   if (mark !== "→" && mark !== "←") return [];
   return event.messages.map((message) => {
@@ -931,12 +915,11 @@ function isSecretKey(key: string): boolean {
 
 /** Text with every secret it holds replaced: first the named ones, then the shapes. */
 function redactString(text: string): string {
-  let redacted = text.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => {
+  const named = text.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => {
     const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
     return `${name}${between}${quote}${REDACTED}${quote}`;
   });
-  for (const shape of SECRET_SHAPES) redacted = redacted.replace(shape, REDACTED);
-  return redacted;
+  return SECRET_SHAPES.reduce((redacted, shape) => redacted.replace(shape, REDACTED), named);
 }
 
 /** JSON.stringify's replacer for redaction: a secret key's value goes, and secrets in text. */
@@ -1027,51 +1010,44 @@ function describe({ message, request, place }: Followed, text: string): string {
 function statements(event: LogEvent, followed: readonly Followed[]): string[] {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const arrows = followed.map((each) => {
+  return [...followed.map((each) => {
     const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
-    const said = describe(each, event.text);
     // Only a response has a round-trip time (a batch's line shows its first response's).
-    const timed = each.message.kind === "response" && event.elapsed !== undefined;
-    const text = timed ? `${event.elapsed} ms ${said}` : said;
+    const elapsed = each.message.kind === "response" ? event.elapsed : undefined;
+    const text = words(elapsed && `${elapsed} ms`, describe(each, event.text));
     return `${from}${ARROWS[each.message.kind]}${to}: ${label(text, 50)}`;
-  });
-  return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
+  }), ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
 
 /** The participants a log names: the clientInfo and serverInfo it first gives, and the
  * command of its first start note. */
-type Sides = {
-  client?: string | undefined; server?: string | undefined; command?: string | undefined;
-};
+type Sides = Partial<Record<"client" | "server" | "command", string | undefined>>;
 
 /** A block's head: the participants by name, or the client and, for a server that has not given
  * its name (one that failed, or never answered), its command's first two words. */
 function diagramHead({ client, server, command }: Sides): string[] {
-  const firstWords = command?.split(" ").slice(0, 2) ?? ["server"];
-  const named = firstWords.map((word) => word.split("/").at(-1)).join(" ");
+  const named = command?.split(" ").slice(0, 2).map((word) => word.split("/").at(-1)).join(" ");
   return ["sequenceDiagram", `participant C as ${label(client ?? "client", 40)}`,
-    `participant S as ${label(server ?? named, 40)}`];
+    `participant S as ${label(server ?? named ?? "server", 40)}`];
 }
 
 /** wrap diagram: the log drawn as ```mermaid blocks, redacted unless --no-redact, on stdout or
  * into --out. It reads the log as a stream, and writes each block once it is full, the sides
  * named as the log has named them so far; a log that fills more than one has numbered parts. */
 async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
-  const { out } = values;
-  const failed = (error: unknown) => cannot(`write ${out}`, error);
-  const file = out === undefined ? undefined : await open(out, "w").catch(failed);
+  const failed = (error: unknown) => cannot(`write ${values.out}`, error);
+  const file = values.out === undefined ? undefined : await open(values.out, "w").catch(failed);
   const session = newSession();
   const sides: Sides = {};
-  let part: string[] = [];
+  const part: string[] = [];
   let size = 0;
   let parts = 0;
   const flush = (last: boolean) => {
     parts += 1;
     const title = parts > 1 || !last ? [`Part ${parts}`, ""] : [];
-    const joint = parts > 1 ? [`Note over C,S: part ${parts}, continued from part ${parts - 1}`]
-      : [];
-    const block = [...title, "```mermaid", ...diagramHead(sides), ...joint, ...part, "```", ""];
-    part = [];
+    const block = [...title, "```mermaid", ...diagramHead(sides), ...part.splice(0), "```", ""];
+    // The next part begins with a note that joins it to this one: BLOCK_ROOM leaves it room.
+    if (!last) part.push(`Note over C,S: part ${parts + 1}, continued from part ${parts}`);
     size = 0;
     const text = `${block.join("\n")}${last ? "" : "\n"}`;
     return file === undefined ? print(text) : file.write(text).catch(failed);
@@ -1291,10 +1267,8 @@ async function replay(line: CommandLine): Promise<void> {
 // ---- Reader: show, the log as a person reads it, whole or as it grows ----
 
 /** How show prints, and the session it follows. */
-type Shower = {
-  width: number; colour: boolean; redact: boolean; methods: string[]; errorsOnly: boolean;
-  session: Session;
-};
+type Shower = { width: number; colour: boolean; redact: boolean; methods: string[];
+  errorsOnly: boolean; session: Session };
 
 /** Where show has read a followed log to: which file (by inode), how far, a line begun, and
  * whether it has said that the log is not there. */
@@ -1316,19 +1290,15 @@ function notificationSummary(message: JSONRPCNotification): string {
 }
 
 /** A response in a few words: id, round trip, then an error, what it asks, or what it says. */
-function responseSummary(message: JSONRPCResponse, elapsed: string | undefined) {
-  const time = elapsed === undefined ? undefined : `${elapsed} ms`;
-  const id = words(`#${JSON.stringify(message.id)}`, time);
-  if (message.error !== undefined) {
-    const code = dig(message.error, "code");
-    return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
-  }
-  const asks = inputRequestsOf(message.result);
-  if (asks !== undefined) return `${id} input_required ${briefAsks(asks)}`;
-  const said = dig(message.result, "content", "0", "text");
-  const result = elicitAnswer(message.result) ??
-    (typeof said === "string" ? said : JSON.stringify(message.result));
-  return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+function responseSummary({ id, result, error }: JSONRPCResponse, elapsed: string | undefined) {
+  const head = words(`#${JSON.stringify(id)}`, elapsed && `${elapsed} ms`);
+  const code = dig(error, "code");
+  if (error !== undefined) return `${head} error ${String(code)} ${String(dig(error, "message"))}`;
+  const asks = inputRequestsOf(result);
+  if (asks !== undefined) return `${head} input_required ${briefAsks(asks)}`;
+  const said = dig(result, "content", "0", "text");
+  const shown = elicitAnswer(result) ?? (typeof said === "string" ? said : JSON.stringify(result));
+  return `${head} ${dig(result, "isError") === true ? "isError" : "result"} ${shown}`;
 }
 
 /** What one message is, in a few words and a summary of what it carries; a request's are its
@@ -1354,12 +1324,13 @@ function passes(shower: Shower, { message, request, failed }: Followed): boolean
 }
 
 /** One printed line: printable, on one line, cut to the width with "…", coloured on a
- * terminal. */
-function fitted(shower: Shower, time: string, mark: string, text: string, colour: string) {
+ * terminal by its mark, or as an error when it `failed`; and its newline. */
+function fitted(shower: Shower, time: string, mark: Mark, text: string, failed = false) {
   const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
   const line = long ? `${characters.slice(0, shower.width - 1).join("")}…` : characters.join("");
-  return shower.colour ? `\u001b[${colour}m${line}\u001b[0m` : line;
+  const colour = failed ? COLOURS.error : COLOURS[mark];
+  return shower.colour ? `\u001b[${colour}m${line}\u001b[0m\n` : `${line}\n`;
 }
 
 /** The lines show prints for one event: one per message that passes, or none. */
@@ -1367,25 +1338,22 @@ function showEvent(shower: Shower, event: LogEvent): string[] {
   // Every event is followed, shown or not, so that pairs and rounds are counted right.
   const followed = follow(shower.session, event);
   const { start } = shower.session;
-  if (start === event) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  if (start === event) return [fitted(shower, "───", "#", event.text)];
   const since = Date.parse(event.time) - (start === undefined ? 0 : Date.parse(start.time));
   const time = `+${(since / 1000).toFixed(3)}s`;
-  const tags = event.tags.map((tag) => `[${tag}] `).join("");
-  const filtering = shower.methods.length > 0 || shower.errorsOnly;
+  // A ! or # line has no notes (see parseEvent), and a filter keeps messages only.
   if (event.mark === "!" || event.mark === "#") {
-    const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
-    return filtering ? [] : [line];
+    const filtering = shower.methods.length > 0 || shower.errorsOnly;
+    return filtering ? [] : [fitted(shower, time, event.mark, event.text)];
   }
-  return followed.filter((each) => passes(shower, each)).map((each) => {
-    const colour = each.failed ? COLOURS.error : COLOURS[each.mark];
-    return fitted(shower, time, each.mark, tags + summary(each, event), colour);
-  });
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
+  return followed.filter((each) => passes(shower, each))
+    .map((each) => fitted(shower, time, each.mark, tags + summary(each, event), each.failed));
 }
 
 /** Prints what some events of a log show, each line printable already. */
 function showEvents(shower: Shower, events: readonly LogEvent[]): Promise<void> {
-  const printed = events.flatMap((event) => showEvent(shower, event));
-  return print(printed.map((each) => `${each}\n`).join(""), true);
+  return print(events.flatMap((event) => showEvent(shower, event)).join(""), true);
 }
 
 /**
@@ -1411,16 +1379,13 @@ async function readOn(shower: Shower, path: string, place: Place): Promise<Place
 
 /** Follows a log until SIGINT, from its start, each change read from where the last read ended. */
 async function followLog(shower: Shower, path: string): Promise<never> {
-  let place: Place = { ...LOG_START, inode: undefined, absent: false };
-  let reading = Promise.resolve();
-  const readMore = () => {
-    reading = reading.then(async () => { place = await readOn(shower, path, place); });
-  };
+  // One read at a time, each from where the last ended.
+  let reading = Promise.resolve<Place>({ ...LOG_START, inode: undefined, absent: false });
+  const readMore = () => { reading = reading.then((place) => readOn(shower, path, place)); };
   // inotify on the log's folder tells at once of a write, and of a log made or replaced; a
   // look once a second also sees a log whose folder was not there yet.
-  const name = basename(path);
   attempt(() => watch(dirname(path), (_, changed) => {
-    if (changed === name) readMore();
+    if (changed === basename(path)) readMore();
   }).on("error", () => {}));
   watchFile(path, { interval: 1_000 }, readMore);
   readMore();
@@ -1432,14 +1397,12 @@ async function followLog(shower: Shower, path: string): Promise<never> {
  * one, kept as the command line's filters say; with --follow, goes on as it grows. */
 async function show({ logPath, values }: CommandLine): Promise<void> {
   const terminal = process.stdout.isTTY === true;
-  const noColour = (process.env.NO_COLOR ?? "") !== "";
   // A terminal that says nothing of its size, or something too narrow to use, gets 80.
   const columns = terminal ? process.stdout.columns ?? 0 : 0;
-  const shower: Shower = {
-    width: columns >= 20 ? columns : 80, colour: terminal && !noColour,
-    redact: values["no-redact"] !== true, methods: values.method ?? [],
-    errorsOnly: values.errors === true, session: newSession(),
-  };
+  // NO_COLOR (no-color.org): set and not empty, it turns colour off.
+  const shower: Shower = { width: columns >= 20 ? columns : 80, session: newSession(),
+    colour: terminal && (process.env.NO_COLOR ?? "") === "", redact: values["no-redact"] !== true,
+    methods: values.method ?? [], errorsOnly: values.errors === true };
   if (values.follow === true) await followLog(shower, logPath);
   const { skipped } = await readEvents(logPath, LOG_START, true, shower.redact,
     (events) => showEvents(shower, events))

@@ -351,10 +351,9 @@ async function readLines(path, from, toEnd, read) {
       heldBytes += bytesRead;
       if (end === 0) continue;
       const ending = slice.subarray(cut ? slice.indexOf(10) : 0, end);
-      const lines = Buffer.concat([...held, ending]).toString().split("\n");
+      await read(Buffer.concat([...held, ending]).toString().split("\n"));
       held = [slice.subarray(end, bytesRead)];
       heldBytes = bytesRead - end;
-      await read(lines);
     }
   } finally {
     await file.close();
@@ -376,8 +375,8 @@ async function print(text, asIs = false) {
   if (process.stdout.write(asIs ? text : printable(text))) return;
   await once(process.stdout, "drain");
 }
-function newSession() {
-  return { start: void 0, waiting: /* @__PURE__ */ new Map(), next: /* @__PURE__ */ new Map() };
+function newSession(start) {
+  return { start, waiting: /* @__PURE__ */ new Map(), next: /* @__PURE__ */ new Map() };
 }
 function elicitationMessage(method, params) {
   const message = dig(params, "message");
@@ -422,14 +421,13 @@ function followResponse(session, mark, message) {
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");
-  const round = request?.round;
   const asks = inputRequestsOf(message.result) !== void 0 && typeof state === "string";
-  if (asks && round !== void 0) keepPending(session.next, state, round + 1);
+  if (asks && request?.round !== void 0) keepPending(session.next, state, request.round + 1);
   const failed = message.error !== void 0 || dig(message.result, "isError") === true;
   return { mark, message, request, place: void 0, failed };
 }
 function follow(session, event) {
-  if (startedCommand(event) !== void 0) Object.assign(session, newSession(), { start: event });
+  if (startedCommand(event) !== void 0) Object.assign(session, newSession(event));
   const { mark } = event;
   if (mark !== "→" && mark !== "←") return [];
   return event.messages.map((message) => {
@@ -455,12 +453,11 @@ function isSecretKey(key) {
   return SECRET_KEY.test(key) && key !== "progressToken";
 }
 function redactString(text) {
-  let redacted = text.replace(SECRET_PAIR, (_, name, between, value) => {
+  const named = text.replace(SECRET_PAIR, (_, name, between, value) => {
     const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
     return `${name}${between}${quote}${REDACTED}${quote}`;
   });
-  for (const shape of SECRET_SHAPES) redacted = redacted.replace(shape, REDACTED);
-  return redacted;
+  return SECRET_SHAPES.reduce((redacted, shape) => redacted.replace(shape, REDACTED), named);
 }
 function hideSecret(key, value) {
   if (isSecretKey(key)) return REDACTED;
@@ -526,39 +523,34 @@ function describe({ message, request, place }, text) {
 function statements(event, followed) {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const arrows = followed.map((each) => {
+  return [...followed.map((each) => {
     const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
-    const said = describe(each, event.text);
-    const timed = each.message.kind === "response" && event.elapsed !== void 0;
-    const text = timed ? `${event.elapsed} ms ${said}` : said;
+    const elapsed = each.message.kind === "response" ? event.elapsed : void 0;
+    const text = words(elapsed && `${elapsed} ms`, describe(each, event.text));
     return `${from}${ARROWS[each.message.kind]}${to}: ${label(text, 50)}`;
-  });
-  return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
+  }), ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
 function diagramHead({ client, server, command: command2 }) {
-  const firstWords = command2?.split(" ").slice(0, 2) ?? ["server"];
-  const named = firstWords.map((word) => word.split("/").at(-1)).join(" ");
+  const named = command2?.split(" ").slice(0, 2).map((word) => word.split("/").at(-1)).join(" ");
   return [
     "sequenceDiagram",
     `participant C as ${label(client ?? "client", 40)}`,
-    `participant S as ${label(server ?? named, 40)}`
+    `participant S as ${label(server ?? named ?? "server", 40)}`
   ];
 }
 async function writeDiagram({ logPath: logPath2, values: values2 }) {
-  const { out } = values2;
-  const failed = (error) => cannot(`write ${out}`, error);
-  const file = out === void 0 ? void 0 : await open(out, "w").catch(failed);
+  const failed = (error) => cannot(`write ${values2.out}`, error);
+  const file = values2.out === void 0 ? void 0 : await open(values2.out, "w").catch(failed);
   const session = newSession();
   const sides = {};
-  let part = [];
+  const part = [];
   let size = 0;
   let parts = 0;
   const flush = (last) => {
     parts += 1;
     const title = parts > 1 || !last ? [`Part ${parts}`, ""] : [];
-    const joint = parts > 1 ? [`Note over C,S: part ${parts}, continued from part ${parts - 1}`] : [];
-    const block = [...title, "```mermaid", ...diagramHead(sides), ...joint, ...part, "```", ""];
-    part = [];
+    const block = [...title, "```mermaid", ...diagramHead(sides), ...part.splice(0), "```", ""];
+    if (!last) part.push(`Note over C,S: part ${parts + 1}, continued from part ${parts}`);
     size = 0;
     const text = `${block.join("\n")}${last ? "" : "\n"}`;
     return file === void 0 ? print(text) : file.write(text).catch(failed);
@@ -730,18 +722,15 @@ function notificationSummary(message) {
   const of = total === void 0 ? "" : `/${String(total)}`;
   return progress === void 0 ? message.method : `${message.method} ${String(progress)}${of}`;
 }
-function responseSummary(message, elapsed) {
-  const time = elapsed === void 0 ? void 0 : `${elapsed} ms`;
-  const id = words(`#${JSON.stringify(message.id)}`, time);
-  if (message.error !== void 0) {
-    const code = dig(message.error, "code");
-    return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
-  }
-  const asks = inputRequestsOf(message.result);
-  if (asks !== void 0) return `${id} input_required ${briefAsks(asks)}`;
-  const said = dig(message.result, "content", "0", "text");
-  const result = elicitAnswer(message.result) ?? (typeof said === "string" ? said : JSON.stringify(message.result));
-  return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+function responseSummary({ id, result, error }, elapsed) {
+  const head = words(`#${JSON.stringify(id)}`, elapsed && `${elapsed} ms`);
+  const code = dig(error, "code");
+  if (error !== void 0) return `${head} error ${String(code)} ${String(dig(error, "message"))}`;
+  const asks = inputRequestsOf(result);
+  if (asks !== void 0) return `${head} input_required ${briefAsks(asks)}`;
+  const said = dig(result, "content", "0", "text");
+  const shown = elicitAnswer(result) ?? (typeof said === "string" ? said : JSON.stringify(result));
+  return `${head} ${dig(result, "isError") === true ? "isError" : "result"} ${shown}`;
 }
 function summary({ message, request, place }, event) {
   if (message.kind === "other") return JSON.stringify(event.text);
@@ -758,33 +747,30 @@ function passes(shower, { message, request, failed }) {
   const name = message.kind === "notification" ? message.method : request?.name;
   return shower.methods.some((wanted) => name === wanted || name?.startsWith(`${wanted} `));
 }
-function fitted(shower, time, mark, text, colour) {
+function fitted(shower, time, mark, text, failed = false) {
   const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
   const line = long ? `${characters.slice(0, shower.width - 1).join("")}…` : characters.join("");
-  return shower.colour ? `\x1B[${colour}m${line}\x1B[0m` : line;
+  const colour = failed ? COLOURS.error : COLOURS[mark];
+  return shower.colour ? `\x1B[${colour}m${line}\x1B[0m
+` : `${line}
+`;
 }
 function showEvent(shower, event) {
   const followed = follow(shower.session, event);
   const { start } = shower.session;
-  if (start === event) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  if (start === event) return [fitted(shower, "───", "#", event.text)];
   const since = Date.parse(event.time) - (start === void 0 ? 0 : Date.parse(start.time));
   const time = `+${(since / 1e3).toFixed(3)}s`;
-  const tags = event.tags.map((tag) => `[${tag}] `).join("");
-  const filtering = shower.methods.length > 0 || shower.errorsOnly;
   if (event.mark === "!" || event.mark === "#") {
-    const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
-    return filtering ? [] : [line];
+    const filtering = shower.methods.length > 0 || shower.errorsOnly;
+    return filtering ? [] : [fitted(shower, time, event.mark, event.text)];
   }
-  return followed.filter((each) => passes(shower, each)).map((each) => {
-    const colour = each.failed ? COLOURS.error : COLOURS[each.mark];
-    return fitted(shower, time, each.mark, tags + summary(each, event), colour);
-  });
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
+  return followed.filter((each) => passes(shower, each)).map((each) => fitted(shower, time, each.mark, tags + summary(each, event), each.failed));
 }
 function showEvents(shower, events) {
-  const printed = events.flatMap((event) => showEvent(shower, event));
-  return print(printed.map((each) => `${each}
-`).join(""), true);
+  return print(events.flatMap((event) => showEvent(shower, event)).join(""), true);
 }
 async function readOn(shower, path, place) {
   const found = await stat(path).catch(() => void 0);
@@ -806,16 +792,12 @@ async function readOn(shower, path, place) {
   return { ...read, inode: found.ino, absent: false };
 }
 async function followLog(shower, path) {
-  let place = { ...LOG_START, inode: void 0, absent: false };
-  let reading = Promise.resolve();
+  let reading = Promise.resolve({ ...LOG_START, inode: void 0, absent: false });
   const readMore = () => {
-    reading = reading.then(async () => {
-      place = await readOn(shower, path, place);
-    });
+    reading = reading.then((place) => readOn(shower, path, place));
   };
-  const name = basename(path);
   attempt(() => watch(dirname(path), (_, changed) => {
-    if (changed === name) readMore();
+    if (changed === basename(path)) readMore();
   }).on("error", () => {
   }));
   watchFile(path, { interval: 1e3 }, readMore);
@@ -826,15 +808,14 @@ async function followLog(shower, path) {
 }
 async function show({ logPath: logPath2, values: values2 }) {
   const terminal = process.stdout.isTTY === true;
-  const noColour = (process.env.NO_COLOR ?? "") !== "";
   const columns = terminal ? process.stdout.columns ?? 0 : 0;
   const shower = {
     width: columns >= 20 ? columns : 80,
-    colour: terminal && !noColour,
+    session: newSession(),
+    colour: terminal && (process.env.NO_COLOR ?? "") === "",
     redact: values2["no-redact"] !== true,
     methods: values2.method ?? [],
-    errorsOnly: values2.errors === true,
-    session: newSession()
+    errorsOnly: values2.errors === true
   };
   if (values2.follow === true) await followLog(shower, logPath2);
   const { skipped } = await readEvents(
