@@ -1162,8 +1162,7 @@ function differences(expected: unknown, actual: unknown, path: string[],
     return [...keys].flatMap((key) =>
       differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
-  if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  return [{ path, expected, actual }];
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [{ path, expected, actual }];
 }
 
 /** A value as replay shows it: JSON, redacted unless asked not to, cut to 80 characters. */
@@ -1176,23 +1175,21 @@ function brief(value: unknown, redact: boolean): string {
 /** A string around a position, at most AROUND characters on either side, as JSON. */
 function around(text: string, at: number): string {
   const from = Math.max(0, at - AROUND);
-  const to = Math.min(text.length, at + AROUND);
-  const before = from > 0 ? "…" : "";
-  const after = to < text.length ? "…" : "";
-  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+  const shown = JSON.stringify(text.slice(from, at + AROUND));
+  return `${from > 0 ? "…" : ""}${shown}${at + AROUND < text.length ? "…" : ""}`;
 }
 
 /** One difference as one line: the JSON path, then both values, or where two strings part. */
 function describeDifference({ path, expected, actual }: Difference, redact: boolean): string {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact && path.some(isSecretKey);
-  if (secret) return `${where}: differs, in a redacted value`;
+  const hidden = `${where}: differs, in a redacted value`;
+  if (redact && path.some(isSecretKey)) return hidden;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact)}, got ${brief(actual, redact)}`;
   }
   const shownExpected = redact ? redactString(expected) : expected;
   const shownActual = redact ? redactString(actual) : actual;
-  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  if (shownExpected === shownActual) return hidden;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, ` +
@@ -1201,39 +1198,16 @@ function describeDifference({ path, expected, actual }: Difference, redact: bool
 
 /** One differing response's report: a line naming it, then its differences, kept short. */
 function report(name: string, found: Difference[], redact: boolean): string {
-  const line = (one: Difference) => `  ${describeDifference(one, redact)}`;
-  const shown = found.slice(0, REPORT_LINES - 2).map(line);
+  const shown = found.slice(0, REPORT_LINES - 2).map((one) => describeDifference(one, redact));
   const more = found.length - shown.length;
-  if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name}`, ...shown].join("\n");
-  const short = text.length > REPORT_CHARACTERS;
-  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
+  if (more > 0) shown.push(`(${more} more)`);
+  // Each difference on a line of its own, indented under the line that names the response.
+  const text = [`✗ ${name}`, ...shown].join("\n  ");
+  return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 
-/** The requestStates a replayed server wrote in place of the recorded ones. A server signs its
- * state anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent
- * with this run's, and the state itself is no difference. */
-type States = Map<string, string>;
-
-/** A replay as it goes: the server under replay and what it has sent that replay has not used
- * yet, the requestStates it replaced, what the comparison leaves out, and the tally so far. */
-type Replay = {
-  server: ChildProcessByStdio<Writable, Readable, null>;
-  lines: ReturnType<typeof createInterface>;
-  responses: JSONRPCResponse[];
-  /** The ids of the requests the server has sent, as JSON, so that id 1 and "1" differ. */
-  requested: Set<string>;
-  /** Aborts when the server has exited. */
-  exited: AbortSignal;
-  states: States; ignored: string[][]; timeoutMs: number; redact: boolean;
-  tally: { match: number; differ: number; missing: number };
-};
-
-/** The path of an input_required result's requestState, left out of the comparison. */
-const REQUEST_STATE_PATH = ["result", "requestState"];
-
-/** Starts the command to replay to, and collects what it writes. */
-function startReplay(line: CommandLine): Replay {
+/** Starts the command to replay to, and collects what it writes: a replay as it goes. */
+function startReplay(line: CommandLine) {
   const { command, args, values } = line;
   const server = spawned(command, () =>
     spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] }));
@@ -1243,30 +1217,41 @@ function startReplay(line: CommandLine): Replay {
   server.on("close", () => exited.abort());
   // A process the server started may hold its stdout open; wait for it no longer than the grace.
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const ignore = (values.ignore ?? []).map((path) => path.split("."));
-  const replay: Replay = { server, lines: createInterface({ input: server.stdout }),
-    responses: [], requested: new Set(), exited: exited.signal, states: new Map(),
-    ignored: [...ignore, REQUEST_STATE_PATH], timeoutMs: line.timeoutMs,
-    redact: values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
-  replay.lines.on("line", (text) => {
+  // What the server has sent that replay has not used yet; the ids of the requests it has sent,
+  // as JSON, so that id 1 and "1" differ.
+  const responses: JSONRPCResponse[] = [];
+  const requested = new Set<string>();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (text) => {
     for (const message of messagesOf(text)) {
-      if (message.kind === "response") replay.responses.push(message);
-      if (message.kind === "request") replay.requested.add(JSON.stringify(message.id));
+      if (message.kind === "response") responses.push(message);
+      if (message.kind === "request") requested.add(JSON.stringify(message.id));
     }
   });
-  return replay;
+  // An input_required result's requestState is left out of the comparison, and `states` holds
+  // the ones a replayed server wrote in place of the recorded ones. A server signs its state
+  // anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent with
+  // this run's, and the state itself is no difference.
+  const ignored = [...(values.ignore ?? []).map((path) => path.split(".")),
+    ["result", "requestState"]];
+  return { server, lines, responses, requested, exited: exited.signal, session: newSession(),
+    states: new Map<string, string>(), ignored, timeoutMs: line.timeoutMs,
+    redact: values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
 }
+
+/** A replay as it goes: the server under replay and what it has sent that replay has not used
+ * yet, the session it replays, the requestStates it replaced, what the comparison leaves out,
+ * and the tally so far. `exited` aborts when the server has exited. */
+type Replay = ReturnType<typeof startReplay>;
 
 /** Waits until `check` holds, the server has exited, or the timeout has passed. */
 async function waitFor(replay: Replay, check: () => boolean) {
   const signal = AbortSignal.any([replay.exited, AbortSignal.timeout(replay.timeoutMs)]);
-  while (!check() && !signal.aborted) {
-    await once(replay.lines, "line", { signal }).catch(() => undefined);
-  }
+  while (!check() && !signal.aborted) await once(replay.lines, "line", { signal }).catch(() => {});
 }
 
 /** A recorded line with each requestState the replayed server replaced put back as its own. */
-function withStates(text: string, states: States): string {
+function withStates(text: string, states: Map<string, string>): string {
   return text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
     const replayed = states.get(state);
     return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
@@ -1291,25 +1276,10 @@ async function replayResponse(replay: Replay, recorded: JSONRPCResponse, request
   if (found.length > 0) await print(`${report(name, found, replay.redact)}\n`);
 }
 
-/** Ends the server's input, waits for it, and prints the summary; 0 when all matched. */
-async function finishReplay(replay: Replay): Promise<number> {
-  const { server, responses, exited } = replay;
-  server.stdin.end();
-  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
-  // so that a server that exits in time leaves no timer holding wrap.
-  setTimeout(() => server.kill("SIGKILL"), replay.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
-  const { match, differ, missing } = replay.tally;
-  await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
-    `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
-  return differ + missing + responses.length === 0 ? 0 : 1;
-}
-
 /** Replays one event: waits for what the recorded client waited for, then sends a client's
  * line, as fast as the server reads it. */
-async function replayEvent(run: Replay, session: Session, event: LogEvent): Promise<void> {
-  for (const { mark, message, request } of follow(session, event)) {
+async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
+  for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     // The client answered a request of the server's only once it had come; so does replay.
@@ -1322,17 +1292,27 @@ async function replayEvent(run: Replay, session: Session, event: LogEvent): Prom
 }
 
 /** wrap replay: sends the log's client lines to the command, each when the recorded client
- * sent it, and compares each response; exit code 0 when all match. */
+ * sent it, and compares each response; then ends the server's input, waits for it, and prints
+ * the summary: exit code 0 when all match. */
 async function replay(line: CommandLine): Promise<void> {
   const failed = (error: unknown) => cannot(`read ${line.logPath}`, error);
   // A log that cannot be read starts no server.
   await access(line.logPath).catch(failed);
   const run = startReplay(line);
-  const session = newSession();
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
-    for (const event of events) await replayEvent(run, session, event);
+    for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  process.exitCode = await finishReplay(run);
+  const { server, responses, exited } = run;
+  server.stdin.end();
+  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
+  // so that a server that exits in time leaves no timer holding wrap.
+  setTimeout(() => server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!exited.aborted) await once(exited, "abort");
+  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
+  const { match, differ, missing } = run.tally;
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
+    `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
+  process.exitCode = differ + missing + responses.length === 0 ? 0 : 1;
 }
 
 // ---- Reader: show, the log as a person reads it, whole or as it grows ----
@@ -1507,12 +1487,10 @@ type RequestFigures = {
 /** A new session's figures, from its `# start` line to the next one. `waiting` is the
  * follower's requests in flight, which are left unanswered at the session's end. */
 function newFigures(start: string, command: string, session: Session) {
-  return {
-    start, end: start, command, requests: new Map<string, RequestFigures>(),
+  return { start, end: start, command, requests: new Map<string, RequestFigures>(),
     waiting: session.waiting, notifications: new Map<string, number>(),
     tags: new Map<string, number>(), stderrLines: 0,
-    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } },
-  };
+    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } } };
 }
 
 /** One session's figures, as newFigures makes them. */
@@ -1523,34 +1501,28 @@ function countIn<K>(counts: Map<K, number>, key: K): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
-/** Counts a request under its kind (made at its first count), and its response's error and
- * round trip there too. */
-function countMessage(session: SessionFigures, each: Followed, elapsed: string | undefined) {
-  const { message, request } = each;
-  if (request === undefined) return;
-  const key = `${request.mark} ${request.name}`;
-  const figures = session.requests.get(key) ??
-    { request, count: 0, errors: 0, roundTrips: new Map<number, number>() };
-  session.requests.set(key, figures);
-  if (message.kind === "request") figures.count += 1;
-  if (message.kind !== "response") return;
-  if (each.failed) figures.errors += 1;
-  if (elapsed !== undefined) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
-}
-
-/** Adds one event to the session it belongs to. */
+/** Adds one event to the session it belongs to: its messages, and each request under its kind
+ * (made at its first count), with its response's error and round trip there too. */
 function countEvent(session: SessionFigures, event: LogEvent, followed: readonly Followed[]) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const each of followed) {
-    const { mark, message } = each;
+  for (const { mark, message, request, failed } of followed) {
     if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? message.method : undefined;
     if (notified !== undefined) countIn(session.notifications, `${mark} ${notified}`);
-    countMessage(session, each, event.elapsed);
+    if (request === undefined) continue;
+    const key = `${request.mark} ${request.name}`;
+    const figures = session.requests.get(key) ??
+      { request, count: 0, errors: 0, roundTrips: new Map<number, number>() };
+    session.requests.set(key, figures);
+    if (message.kind === "request") figures.count += 1;
+    if (message.kind !== "response") continue;
+    if (failed) figures.errors += 1;
+    const { elapsed } = event;
+    if (elapsed !== undefined) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
   }
 }
 
@@ -1575,13 +1547,10 @@ function sessionJson(session: SessionFigures) {
   }));
   const notifications = [...session.notifications]
     .map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
-  return {
-    start: session.start, command: session.command,
-    lengthMs: Date.parse(session.end) - Date.parse(session.start),
-    requests, notifications, messages: session.messages,
-    unanswered: session.waiting.size, tags: Object.fromEntries(session.tags),
-    stderrLines: session.stderrLines,
-  };
+  const { start, end, command, messages, stderrLines } = session;
+  return { start, command, lengthMs: Date.parse(end) - Date.parse(start), requests,
+    notifications, messages, unanswered: session.waiting.size,
+    tags: Object.fromEntries(session.tags), stderrLines };
 }
 
 /** A session's figures as text, for a person: a table of the requests, ms with one decimal or
@@ -1599,17 +1568,16 @@ function sessionText(figures: ReturnType<typeof sessionJson>, index: number): st
   });
   const listed = (items: string[]) => (items.length === 0 ? "none" : items.join(" · "));
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  const way = (mark: "→" | "←") => {
-    const { count, bytes } = figures.messages[mark];
-    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
-  };
+  // Each direction in turn, → then ←, as sessionJson has them.
+  const ways = Object.entries(figures.messages)
+    .map(([mark, { count, bytes }]) => `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
   return [
     `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
     cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
     ...requests,
     `  notifications: ${listed(notes)}`,
-    `  messages: ${way("→")} · ${way("←")}`,
+    `  messages: ${ways.join(" · ")}`,
     `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines}` +
       ` · tags: ${listed(tags)}`,
   ];
@@ -1620,7 +1588,7 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
   const all: SessionFigures[] = [];
   const session = newSession();
   let figures: SessionFigures | undefined;
-  const count = (events: readonly LogEvent[]) => {
+  const { skipped } = await readEvents(logPath, LOG_START, true, false, (events) => {
     for (const event of events) {
       const followed = follow(session, event);
       // A session starts at its `# start` note; a log that starts mid-session, at its first event.
@@ -1630,9 +1598,7 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
       }
       countEvent(figures, event, followed);
     }
-  };
-  const { skipped } = await readEvents(logPath, LOG_START, true, false, count)
-    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  }).catch((error: unknown) => cannot(`read ${logPath}`, error));
   const sessions = all.map(sessionJson);
   // printable keeps JSON valid JSON: it escapes only characters a JSON string may escape.
   if (values.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}\n`);

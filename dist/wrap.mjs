@@ -628,8 +628,7 @@ function differences(expected, actual, path, ignore) {
     const keys = /* @__PURE__ */ new Set([...Object.keys(expected), ...Object.keys(actual)]);
     return [...keys].flatMap((key) => differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
-  if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  return [{ path, expected, actual }];
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [{ path, expected, actual }];
 }
 function brief(value, redact2) {
   if (value === void 0) return "nothing";
@@ -638,35 +637,30 @@ function brief(value, redact2) {
 }
 function around(text, at) {
   const from = Math.max(0, at - AROUND);
-  const to = Math.min(text.length, at + AROUND);
-  const before = from > 0 ? "…" : "";
-  const after = to < text.length ? "…" : "";
-  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+  const shown = JSON.stringify(text.slice(from, at + AROUND));
+  return `${from > 0 ? "…" : ""}${shown}${at + AROUND < text.length ? "…" : ""}`;
 }
 function describeDifference({ path, expected, actual }, redact2) {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact2 && path.some(isSecretKey);
-  if (secret) return `${where}: differs, in a redacted value`;
+  const hidden = `${where}: differs, in a redacted value`;
+  if (redact2 && path.some(isSecretKey)) return hidden;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact2)}, got ${brief(actual, redact2)}`;
   }
   const shownExpected = redact2 ? redactString(expected) : expected;
   const shownActual = redact2 ? redactString(actual) : actual;
-  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  if (shownExpected === shownActual) return hidden;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, got ${around(shownActual, at)}`;
 }
 function report(name, found, redact2) {
-  const line = (one) => `  ${describeDifference(one, redact2)}`;
-  const shown = found.slice(0, REPORT_LINES - 2).map(line);
+  const shown = found.slice(0, REPORT_LINES - 2).map((one) => describeDifference(one, redact2));
   const more = found.length - shown.length;
-  if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name}`, ...shown].join("\n");
-  const short = text.length > REPORT_CHARACTERS;
-  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
+  if (more > 0) shown.push(`(${more} more)`);
+  const text = [`✗ ${name}`, ...shown].join("\n  ");
+  return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
-var REQUEST_STATE_PATH = ["result", "requestState"];
 function startReplay(line) {
   const { command: command2, args: args2, values: values2 } = line;
   const server = spawned(command2, () => spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] }));
@@ -675,32 +669,37 @@ function startReplay(line) {
   const exited = new AbortController();
   server.on("close", () => exited.abort());
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const ignore = (values2.ignore ?? []).map((path) => path.split("."));
-  const replay2 = {
+  const responses = [];
+  const requested = /* @__PURE__ */ new Set();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (text) => {
+    for (const message of messagesOf(text)) {
+      if (message.kind === "response") responses.push(message);
+      if (message.kind === "request") requested.add(JSON.stringify(message.id));
+    }
+  });
+  const ignored = [
+    ...(values2.ignore ?? []).map((path) => path.split(".")),
+    ["result", "requestState"]
+  ];
+  return {
     server,
-    lines: createInterface({ input: server.stdout }),
-    responses: [],
-    requested: /* @__PURE__ */ new Set(),
+    lines,
+    responses,
+    requested,
     exited: exited.signal,
+    session: newSession(),
     states: /* @__PURE__ */ new Map(),
-    ignored: [...ignore, REQUEST_STATE_PATH],
+    ignored,
     timeoutMs: line.timeoutMs,
     redact: values2["no-redact"] !== true,
     tally: { match: 0, differ: 0, missing: 0 }
   };
-  replay2.lines.on("line", (text) => {
-    for (const message of messagesOf(text)) {
-      if (message.kind === "response") replay2.responses.push(message);
-      if (message.kind === "request") replay2.requested.add(JSON.stringify(message.id));
-    }
-  });
-  return replay2;
 }
 async function waitFor(replay2, check2) {
   const signal = AbortSignal.any([replay2.exited, AbortSignal.timeout(replay2.timeoutMs)]);
-  while (!check2() && !signal.aborted) {
-    await once(replay2.lines, "line", { signal }).catch(() => void 0);
-  }
+  while (!check2() && !signal.aborted) await once(replay2.lines, "line", { signal }).catch(() => {
+  });
 }
 function withStates(text, states) {
   return text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
@@ -724,20 +723,8 @@ async function replayResponse(replay2, recorded, request) {
   if (found.length > 0) await print(`${report(name, found, replay2.redact)}
 `);
 }
-async function finishReplay(replay2) {
-  const { server, responses, exited } = replay2;
-  server.stdin.end();
-  setTimeout(() => server.kill("SIGKILL"), replay2.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected
-`);
-  const { match, differ, missing } = replay2.tally;
-  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
-`);
-  return differ + missing + responses.length === 0 ? 0 : 1;
-}
-async function replayEvent(run, session, event) {
-  for (const { mark, message, request } of follow(session, event)) {
+async function replayEvent(run, event) {
+  for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
@@ -753,11 +740,19 @@ async function replay(line) {
   const failed = (error) => cannot(`read ${line.logPath}`, error);
   await access(line.logPath).catch(failed);
   const run = startReplay(line);
-  const session = newSession();
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
-    for (const event of events) await replayEvent(run, session, event);
+    for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  process.exitCode = await finishReplay(run);
+  const { server, responses, exited } = run;
+  server.stdin.end();
+  setTimeout(() => server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!exited.aborted) await once(exited, "abort");
+  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected
+`);
+  const { match, differ, missing } = run.tally;
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
+`);
+  process.exitCode = differ + missing + responses.length === 0 ? 0 : 1;
 }
 var COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
 function notificationSummary(message) {
@@ -903,29 +898,25 @@ function newFigures(start, command2, session) {
 function countIn(counts, key) {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-function countMessage(session, each, elapsed) {
-  const { message, request } = each;
-  if (request === void 0) return;
-  const key = `${request.mark} ${request.name}`;
-  const figures = session.requests.get(key) ?? { request, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
-  session.requests.set(key, figures);
-  if (message.kind === "request") figures.count += 1;
-  if (message.kind !== "response") return;
-  if (each.failed) figures.errors += 1;
-  if (elapsed !== void 0) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
-}
 function countEvent(session, event, followed) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const each of followed) {
-    const { mark, message } = each;
+  for (const { mark, message, request, failed } of followed) {
     if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? message.method : void 0;
     if (notified !== void 0) countIn(session.notifications, `${mark} ${notified}`);
-    countMessage(session, each, event.elapsed);
+    if (request === void 0) continue;
+    const key = `${request.mark} ${request.name}`;
+    const figures = session.requests.get(key) ?? { request, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
+    session.requests.set(key, figures);
+    if (message.kind === "request") figures.count += 1;
+    if (message.kind !== "response") continue;
+    if (failed) figures.errors += 1;
+    const { elapsed } = event;
+    if (elapsed !== void 0) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
   }
 }
 function percentileOf(roundTrips, percent) {
@@ -950,16 +941,17 @@ function sessionJson(session) {
     maxMs: percentileOf(roundTrips, 100)
   }));
   const notifications = [...session.notifications].map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
+  const { start, end, command: command2, messages, stderrLines } = session;
   return {
-    start: session.start,
-    command: session.command,
-    lengthMs: Date.parse(session.end) - Date.parse(session.start),
+    start,
+    command: command2,
+    lengthMs: Date.parse(end) - Date.parse(start),
     requests,
     notifications,
-    messages: session.messages,
+    messages,
     unanswered: session.waiting.size,
     tags: Object.fromEntries(session.tags),
-    stderrLines: session.stderrLines
+    stderrLines
   };
 }
 function sessionText(figures, index) {
@@ -974,17 +966,14 @@ function sessionText(figures, index) {
   });
   const listed = (items) => items.length === 0 ? "none" : items.join(" · ");
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  const way = (mark) => {
-    const { count, bytes } = figures.messages[mark];
-    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
-  };
+  const ways = Object.entries(figures.messages).map(([mark, { count, bytes }]) => `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
   return [
     `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
     cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
     ...requests,
     `  notifications: ${listed(notes)}`,
-    `  messages: ${way("→")} · ${way("←")}`,
+    `  messages: ${ways.join(" · ")}`,
     `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`
   ];
 }
@@ -992,7 +981,7 @@ async function stats({ logPath: logPath2, values: values2 }) {
   const all = [];
   const session = newSession();
   let figures;
-  const count = (events) => {
+  const { skipped } = await readEvents(logPath2, LOG_START, true, false, (events) => {
     for (const event of events) {
       const followed = follow(session, event);
       if (session.start === event || figures === void 0) {
@@ -1001,8 +990,7 @@ async function stats({ logPath: logPath2, values: values2 }) {
       }
       countEvent(figures, event, followed);
     }
-  };
-  const { skipped } = await readEvents(logPath2, LOG_START, true, false, count).catch((error) => cannot(`read ${logPath2}`, error));
+  }).catch((error) => cannot(`read ${logPath2}`, error));
   const sessions = all.map(sessionJson);
   if (values2.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}
 `);
