@@ -1208,9 +1208,8 @@ function report(name: string, found: Difference[], redact: boolean): string {
 
 /** Starts the command to replay to, and collects what it writes: a replay as it goes. */
 function startReplay(line: CommandLine) {
-  const { command, args, values } = line;
-  const server = spawned(command, () =>
-    spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] }));
+  const server = spawned(line.command, () =>
+    spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
   // A server that has exited cannot read: what it left unanswered shows as missing.
   server.stdin.on("error", () => {});
   const exited = new AbortController();
@@ -1232,11 +1231,11 @@ function startReplay(line: CommandLine) {
   // the ones a replayed server wrote in place of the recorded ones. A server signs its state
   // anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent with
   // this run's, and the state itself is no difference.
-  const ignored = [...(values.ignore ?? []).map((path) => path.split(".")),
+  const ignored = [...(line.values.ignore ?? []).map((path) => path.split(".")),
     ["result", "requestState"]];
   return { server, lines, responses, requested, exited: exited.signal, session: newSession(),
     states: new Map<string, string>(), ignored, timeoutMs: line.timeoutMs,
-    redact: values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
+    redact: line.values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
 }
 
 /** A replay as it goes: the server under replay and what it has sent that replay has not used
@@ -1248,14 +1247,6 @@ type Replay = ReturnType<typeof startReplay>;
 async function waitFor(replay: Replay, check: () => boolean) {
   const signal = AbortSignal.any([replay.exited, AbortSignal.timeout(replay.timeoutMs)]);
   while (!check() && !signal.aborted) await once(replay.lines, "line", { signal }).catch(() => {});
-}
-
-/** A recorded line with each requestState the replayed server replaced put back as its own. */
-function withStates(text: string, states: Map<string, string>): string {
-  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
-    const replayed = states.get(state);
-    return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
-  });
 }
 
 /** Waits for the replayed server's answer to a recorded response's request, and compares. */
@@ -1287,7 +1278,12 @@ async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
     if (mark === "←") await replayResponse(run, message, request);
   }
   if (event.mark !== "→") return;
-  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}\n`);
+  // The recorded line, with each requestState the replayed server replaced put back as its own.
+  const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
+    const replayed = run.states.get(state);
+    return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+  const sent = run.server.stdin.write(`${text}\n`);
   if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {});
 }
 
@@ -1480,9 +1476,8 @@ async function show({ logPath, values }: CommandLine): Promise<void> {
  * the first request of the kind: how many were sent and failed, and how many round trips took
  * each time, by tenths of a millisecond, as the log writes them: a few thousand counts, however
  * long the log, and percentiles that are exact. */
-type RequestFigures = {
-  request: Asked; count: number; errors: number; roundTrips: Map<number, number>;
-};
+type RequestFigures = { request: Asked; count: number; errors: number;
+  roundTrips: Map<number, number> };
 
 /** A new session's figures, from its `# start` line to the next one. `waiting` is the
  * follower's requests in flight, which are left unanswered at the session's end. */
@@ -1519,10 +1514,10 @@ function countEvent(session: SessionFigures, event: LogEvent, followed: readonly
       { request, count: 0, errors: 0, roundTrips: new Map<number, number>() };
     session.requests.set(key, figures);
     if (message.kind === "request") figures.count += 1;
-    if (message.kind !== "response") continue;
+    // Only a response fails, and only a response's line gives its round trip.
     if (failed) figures.errors += 1;
-    const { elapsed } = event;
-    if (elapsed !== undefined) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
+    if (message.kind !== "response" || event.elapsed === undefined) continue;
+    countIn(figures.roundTrips, Math.round(Number(event.elapsed) * 10));
   }
 }
 
@@ -1543,14 +1538,12 @@ function sessionJson(session: SessionFigures) {
   const requests = [...session.requests.values()].map(({ request, count, errors, roundTrips }) => ({
     direction: request.mark, method: request.method, tool: request.tool ?? null, count, errors,
     p50Ms: percentileOf(roundTrips, 50), p95Ms: percentileOf(roundTrips, 95),
-    maxMs: percentileOf(roundTrips, 100),
-  }));
+    maxMs: percentileOf(roundTrips, 100) }));
   const notifications = [...session.notifications]
     .map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
-  const { start, end, command, messages, stderrLines } = session;
-  return { start, command, lengthMs: Date.parse(end) - Date.parse(start), requests,
-    notifications, messages, unanswered: session.waiting.size,
-    tags: Object.fromEntries(session.tags), stderrLines };
+  const { start, end, command, messages, waiting, tags, stderrLines } = session;
+  return { start, command, lengthMs: Date.parse(end) - Date.parse(start), requests, notifications,
+    messages, unanswered: waiting.size, tags: Object.fromEntries(tags), stderrLines };
 }
 
 /** A session's figures as text, for a person: a table of the requests, ms with one decimal or
@@ -1738,38 +1731,25 @@ function offersModern(result: unknown): boolean {
 function reviewMessage(review: Review, { mark, message, request }: Followed, event: LogEvent) {
   if (mark === "←" && message.kind === "other" && review.listed) review.noise ??= review.line;
   if (mark !== "←" || message.kind !== "response") return;
-  const [result, method] = [message.result, request?.method];
+  const [result, method, called] = [message.result, request?.method, request?.tool];
   // Every session opens with one of these two (basic/lifecycle; 2026-07-28 basic/versioning).
   const opening = method === "initialize" || method === "server/discover";
   if (opening) review.slowestMs = Math.max(review.slowestMs, Number(event.elapsed ?? 0));
   // An error, or a result that does not offer it, leaves a client in the handshake era.
-  if (method === "server/discover" && !offersModern(result)) {
-    judge(review, { refused: true }, "server/discover's answer");
-  }
+  const refused = method === "server/discover" && !offersModern(result);
+  if (refused) judge(review, { refused }, "server/discover's answer");
   if (result === undefined) return;
-  const server = dig(result, "serverInfo", "name") ??
-    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server;
-  review.server = String(server);
-  if (method === "tools/call") judge(review, { result }, `a result of "${request?.tool}"`,
-    request?.tool);
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  review.server = String(dig(result, "serverInfo", "name") ??
+    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server);
+  if (method === "tools/call") judge(review, { result }, `a result of "${called}"`, called);
+  if (method !== "tools/list") return;
+  const tools = [dig(result, "tools")].flat().filter(isRecord);
   const names = tools.map((tool) => String(dig(tool, "name")));
-  for (const [index, name] of names.entries()) {
-    judge(review, { name, tool: tools[index], names, server: review.server }, `tool "${name}"`,
-      name);
+  for (const tool of tools) {
+    const name = String(dig(tool, "name"));
+    judge(review, { name, tool, names, server: review.server }, `tool "${name}"`, name);
   }
-  if (method === "tools/list") Object.assign(review, { listed: true, everListed: true });
-}
-
-/** Reviews some lines of the log; a start note begins a session, whose tools are not listed. */
-function reviewLines(review: Review, lines: readonly string[]): void {
-  for (const text of lines) {
-    review.line += 1;
-    const event = parseEvent(text);
-    if (event === undefined) continue;
-    if (startedCommand(event) !== undefined) review.listed = false;
-    for (const followed of follow(review.session, event)) reviewMessage(review, followed, event);
-  }
+  Object.assign(review, { listed: true, everListed: true });
 }
 
 /** Reviews a whole log, then what its sessions showed as a whole: what each CLI would do. */
@@ -1777,10 +1757,17 @@ async function review(logPath: string): Promise<Review["found"]> {
   const found = new Map(CLIENT_KEYS.map((client) => [client, new Map<string, Finding>()]));
   const read: Review = { session: newSession(), line: 0, server: "", slowestMs: 0,
     listed: false, everListed: false, found };
-  // A slice read ends with "\n", after which split leaves an empty string: no line.
-  const whole = (lines: string[]) => (lines.at(-1) === "" ? lines.slice(0, -1) : lines);
-  await readLines(logPath, LOG_START, true, (lines) => reviewLines(read, whole(lines)))
-    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  await readLines(logPath, LOG_START, true, (lines) => {
+    // A slice read ends with "\n", after which split leaves an empty string: no line.
+    for (const text of lines.at(-1) === "" ? lines.slice(0, -1) : lines) {
+      read.line += 1;
+      const event = parseEvent(text);
+      if (event === undefined) continue;
+      // A start note begins a session, whose tools are not listed yet.
+      if (startedCommand(event) !== undefined) read.listed = false;
+      for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
+    }
+  }).catch((error: unknown) => cannot(`read ${logPath}`, error));
   const seconds = (read.slowestMs / 1_000).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
@@ -1794,11 +1781,12 @@ async function review(logPath: string): Promise<Review["found"]> {
  * Qwen Code initializes 2025-11-25. */
 const OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]] as const;
 
-/** Who check says it is, and the `_meta` of its 2026-07-28 requests (basic/index §_meta). */
+/** Who check says it is, and the params of its 2026-07-28 requests: their `_meta` alone
+ * (basic/index §_meta). */
 const CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
-const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+const META_PARAMS = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
-  "io.modelcontextprotocol/clientCapabilities": {} };
+  "io.modelcontextprotocol/clientCapabilities": {} } };
 
 /** Sends the server a message, and waits for the result of a request; undefined if none came. */
 async function ask(server: Replay, message: { id?: number; method: string; params?: object }) {
@@ -1811,16 +1799,15 @@ async function ask(server: Replay, message: { id?: number; method: string; param
 /** Runs the server under wrap, which logs it all, and opens it as some CLIs do: it lists the
  * tools, waits half a second for stray stdout, then ends it as a client does. No tool is called. */
 async function openAs(line: CommandLine, [version, probe]: (typeof OPENINGS)[number]) {
-  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const server = startReplay({ ...line, command: process.execPath,
-    args: [...wrap, "--", line.command, ...line.args] });
-  const meta = { _meta: MODERN_META };
+  // The server runs under this very wrap, with this node's flags, logging to the log.
+  const server = startReplay({ ...line, command: process.execPath, args: [...process.execArgv,
+    fileURLToPath(import.meta.url), "--log", line.logPath, "--", line.command, ...line.args] });
   const modern = probe && offersModern(await ask(server, { id: 0, method: "server/discover",
-    params: meta }));
+    params: META_PARAMS }));
   const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
   const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== undefined;
   if (!modern) await ask(server, { method: "notifications/initialized" });
-  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();

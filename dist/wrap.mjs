@@ -662,8 +662,7 @@ function report(name, found, redact2) {
   return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 function startReplay(line) {
-  const { command: command2, args: args2, values: values2 } = line;
-  const server = spawned(command2, () => spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] }));
+  const server = spawned(line.command, () => spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
   server.stdin.on("error", () => {
   });
   const exited = new AbortController();
@@ -679,7 +678,7 @@ function startReplay(line) {
     }
   });
   const ignored = [
-    ...(values2.ignore ?? []).map((path) => path.split(".")),
+    ...(line.values.ignore ?? []).map((path) => path.split(".")),
     ["result", "requestState"]
   ];
   return {
@@ -692,19 +691,13 @@ function startReplay(line) {
     states: /* @__PURE__ */ new Map(),
     ignored,
     timeoutMs: line.timeoutMs,
-    redact: values2["no-redact"] !== true,
+    redact: line.values["no-redact"] !== true,
     tally: { match: 0, differ: 0, missing: 0 }
   };
 }
 async function waitFor(replay2, check2) {
   const signal = AbortSignal.any([replay2.exited, AbortSignal.timeout(replay2.timeoutMs)]);
   while (!check2() && !signal.aborted) await once(replay2.lines, "line", { signal }).catch(() => {
-  });
-}
-function withStates(text, states) {
-  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
-    const replayed = states.get(state);
-    return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
   });
 }
 async function replayResponse(replay2, recorded, request) {
@@ -731,7 +724,11 @@ async function replayEvent(run, event) {
     if (mark === "←") await replayResponse(run, message, request);
   }
   if (event.mark !== "→") return;
-  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}
+  const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
+    const replayed = run.states.get(state);
+    return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+  const sent = run.server.stdin.write(`${text}
 `);
   if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {
   });
@@ -913,10 +910,9 @@ function countEvent(session, event, followed) {
     const figures = session.requests.get(key) ?? { request, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
     session.requests.set(key, figures);
     if (message.kind === "request") figures.count += 1;
-    if (message.kind !== "response") continue;
     if (failed) figures.errors += 1;
-    const { elapsed } = event;
-    if (elapsed !== void 0) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
+    if (message.kind !== "response" || event.elapsed === void 0) continue;
+    countIn(figures.roundTrips, Math.round(Number(event.elapsed) * 10));
   }
 }
 function percentileOf(roundTrips, percent) {
@@ -941,7 +937,7 @@ function sessionJson(session) {
     maxMs: percentileOf(roundTrips, 100)
   }));
   const notifications = [...session.notifications].map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
-  const { start, end, command: command2, messages, stderrLines } = session;
+  const { start, end, command: command2, messages, waiting, tags, stderrLines } = session;
   return {
     start,
     command: command2,
@@ -949,8 +945,8 @@ function sessionJson(session) {
     requests,
     notifications,
     messages,
-    unanswered: session.waiting.size,
-    tags: Object.fromEntries(session.tags),
+    unanswered: waiting.size,
+    tags: Object.fromEntries(tags),
     stderrLines
   };
 }
@@ -1125,41 +1121,22 @@ function offersModern(result) {
 function reviewMessage(review2, { mark, message, request }, event) {
   if (mark === "←" && message.kind === "other" && review2.listed) review2.noise ??= review2.line;
   if (mark !== "←" || message.kind !== "response") return;
-  const [result, method] = [message.result, request?.method];
+  const [result, method, called] = [message.result, request?.method, request?.tool];
   const opening = method === "initialize" || method === "server/discover";
   if (opening) review2.slowestMs = Math.max(review2.slowestMs, Number(event.elapsed ?? 0));
-  if (method === "server/discover" && !offersModern(result)) {
-    judge(review2, { refused: true }, "server/discover's answer");
-  }
+  const refused = method === "server/discover" && !offersModern(result);
+  if (refused) judge(review2, { refused }, "server/discover's answer");
   if (result === void 0) return;
-  const server = dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server;
-  review2.server = String(server);
-  if (method === "tools/call") judge(
-    review2,
-    { result },
-    `a result of "${request?.tool}"`,
-    request?.tool
-  );
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  review2.server = String(dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server);
+  if (method === "tools/call") judge(review2, { result }, `a result of "${called}"`, called);
+  if (method !== "tools/list") return;
+  const tools = [dig(result, "tools")].flat().filter(isRecord);
   const names = tools.map((tool) => String(dig(tool, "name")));
-  for (const [index, name] of names.entries()) {
-    judge(
-      review2,
-      { name, tool: tools[index], names, server: review2.server },
-      `tool "${name}"`,
-      name
-    );
+  for (const tool of tools) {
+    const name = String(dig(tool, "name"));
+    judge(review2, { name, tool, names, server: review2.server }, `tool "${name}"`, name);
   }
-  if (method === "tools/list") Object.assign(review2, { listed: true, everListed: true });
-}
-function reviewLines(review2, lines) {
-  for (const text of lines) {
-    review2.line += 1;
-    const event = parseEvent(text);
-    if (event === void 0) continue;
-    if (startedCommand(event) !== void 0) review2.listed = false;
-    for (const followed of follow(review2.session, event)) reviewMessage(review2, followed, event);
-  }
+  Object.assign(review2, { listed: true, everListed: true });
 }
 async function review(logPath2) {
   const found = new Map(CLIENT_KEYS.map((client) => [client, /* @__PURE__ */ new Map()]));
@@ -1172,8 +1149,15 @@ async function review(logPath2) {
     everListed: false,
     found
   };
-  const whole = (lines) => lines.at(-1) === "" ? lines.slice(0, -1) : lines;
-  await readLines(logPath2, LOG_START, true, (lines) => reviewLines(read, whole(lines))).catch((error) => cannot(`read ${logPath2}`, error));
+  await readLines(logPath2, LOG_START, true, (lines) => {
+    for (const text of lines.at(-1) === "" ? lines.slice(0, -1) : lines) {
+      read.line += 1;
+      const event = parseEvent(text);
+      if (event === void 0) continue;
+      if (startedCommand(event) !== void 0) read.listed = false;
+      for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
+    }
+  }).catch((error) => cannot(`read ${logPath2}`, error));
   const seconds = (read.slowestMs / 1e3).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
@@ -1183,11 +1167,11 @@ async function review(logPath2) {
 }
 var OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]];
 var CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
-var MODERN_META = {
+var META_PARAMS = { _meta: {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
   "io.modelcontextprotocol/clientCapabilities": {}
-};
+} };
 async function ask(server, message) {
   server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}
 `);
@@ -1196,22 +1180,24 @@ async function ask(server, message) {
   return server.responses.find(answers)?.result;
 }
 async function openAs(line, [version, probe]) {
-  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const server = startReplay({
-    ...line,
-    command: process.execPath,
-    args: [...wrap, "--", line.command, ...line.args]
-  });
-  const meta = { _meta: MODERN_META };
+  const server = startReplay({ ...line, command: process.execPath, args: [
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    "--log",
+    line.logPath,
+    "--",
+    line.command,
+    ...line.args
+  ] });
   const modern = probe && offersModern(await ask(server, {
     id: 0,
     method: "server/discover",
-    params: meta
+    params: META_PARAMS
   }));
   const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
   const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== void 0;
   if (!modern) await ask(server, { method: "notifications/initialized" });
-  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
