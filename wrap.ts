@@ -1298,17 +1298,16 @@ async function replay(line: CommandLine): Promise<void> {
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
     for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  const { server, responses, exited } = run;
-  server.stdin.end();
+  run.server.stdin.end();
   // A server that outlives the end of its input is stopped after the same time limit; unref'd,
   // so that a server that exits in time leaves no timer holding wrap.
-  setTimeout(() => server.kill("SIGKILL"), run.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
+  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!run.exited.aborted) await once(run.exited, "abort");
+  for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
   const { match, differ, missing } = run.tally;
   await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
-    `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
-  process.exitCode = differ + missing + responses.length === 0 ? 0 : 1;
+    `${differ} differ, ${missing} missing, ${run.responses.length} unexpected\n`);
+  process.exitCode = differ + missing + run.responses.length === 0 ? 0 : 1;
 }
 
 // ---- Reader: show, the log as a person reads it, whole or as it grows ----
@@ -1838,7 +1837,7 @@ async function check(line: CommandLine): Promise<void> {
   });
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
   process.stdout.write(`${printable(values.json === true ? json : rows.join("\n"))}\n`);
-  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath}\n`));
+  if (runs) warn(`check recorded it in ${logPath}`);
 }
 
 // ---- The command line: record (the default), or read a log back ----

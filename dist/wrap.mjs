@@ -740,16 +740,15 @@ async function replay(line) {
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
     for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  const { server, responses, exited } = run;
-  server.stdin.end();
-  setTimeout(() => server.kill("SIGKILL"), run.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected
+  run.server.stdin.end();
+  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!run.exited.aborted) await once(run.exited, "abort");
+  for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected
 `);
   const { match, differ, missing } = run.tally;
-  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${run.responses.length} unexpected
 `);
-  process.exitCode = differ + missing + responses.length === 0 ? 0 : 1;
+  process.exitCode = differ + missing + run.responses.length === 0 ? 0 : 1;
 }
 var COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
 function notificationSummary(message) {
@@ -1222,8 +1221,7 @@ async function check(line) {
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
   process.stdout.write(`${printable(values2.json === true ? json : rows.join("\n"))}
 `);
-  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath2}
-`));
+  if (runs) warn(`check recorded it in ${logPath2}`);
 }
 var OPTIONS = {
   log: { type: "string" },
