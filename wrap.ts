@@ -1091,8 +1091,7 @@ function differences(expected: unknown, actual: unknown, path: string[],
     return [...keys].flatMap((key) =>
       differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
-  if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  return [{ path, expected, actual }];
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [{ path, expected, actual }];
 }
 
 /** A value as replay shows it: JSON, redacted unless asked not to, cut to 80 characters. */
@@ -1105,23 +1104,21 @@ function brief(value: unknown, redact: boolean): string {
 /** A string around a position, at most AROUND characters on either side, as JSON. */
 function around(text: string, at: number): string {
   const from = Math.max(0, at - AROUND);
-  const to = Math.min(text.length, at + AROUND);
-  const before = from > 0 ? "…" : "";
-  const after = to < text.length ? "…" : "";
-  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+  const shown = JSON.stringify(text.slice(from, at + AROUND));
+  return `${from > 0 ? "…" : ""}${shown}${at + AROUND < text.length ? "…" : ""}`;
 }
 
 /** One difference as one line: the JSON path, then both values, or where two strings part. */
 function describeDifference({ path, expected, actual }: Difference, redact: boolean): string {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact && path.some(isSecretKey);
-  if (secret) return `${where}: differs, in a redacted value`;
+  const hidden = `${where}: differs, in a redacted value`;
+  if (redact && path.some(isSecretKey)) return hidden;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact)}, got ${brief(actual, redact)}`;
   }
   const shownExpected = redact ? redactString(expected) : expected;
   const shownActual = redact ? redactString(actual) : actual;
-  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  if (shownExpected === shownActual) return hidden;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, ` +
@@ -1130,76 +1127,55 @@ function describeDifference({ path, expected, actual }: Difference, redact: bool
 
 /** One differing response's report: a line naming it, then its differences, kept short. */
 function report(name: string, found: Difference[], redact: boolean): string {
-  const line = (one: Difference) => `  ${describeDifference(one, redact)}`;
-  const shown = found.slice(0, REPORT_LINES - 2).map(line);
+  const shown = found.slice(0, REPORT_LINES - 2).map((one) => describeDifference(one, redact));
   const more = found.length - shown.length;
-  if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name}`, ...shown].join("\n");
-  const short = text.length > REPORT_CHARACTERS;
-  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
+  if (more > 0) shown.push(`(${more} more)`);
+  // Each difference on a line of its own, indented under the line that names the response.
+  const text = [`✗ ${name}`, ...shown].join("\n  ");
+  return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 
-/** The requestStates a replayed server wrote in place of the recorded ones. A server signs its
- * state anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent
- * with this run's, and the state itself is no difference. */
-type States = Map<string, string>;
-
-/** A replay as it goes: the server under replay and what it has sent that replay has not used
- * yet, the requestStates it replaced, what the comparison leaves out, and the tally so far. */
-type Replay = {
-  server: ChildProcessByStdio<Writable, Readable, null>;
-  lines: ReturnType<typeof createInterface>;
-  responses: JSONRPCResponse[];
-  /** The ids of the requests the server has sent, as JSON, so that id 1 and "1" differ. */
-  requested: Set<string>;
-  /** Aborts when the server has exited. */
-  exited: AbortSignal;
-  states: States; ignored: string[][]; timeoutMs: number; redact: boolean;
-  tally: { match: number; differ: number; missing: number };
-};
-
-/** The path of an input_required result's requestState, left out of the comparison. */
-const REQUEST_STATE_PATH = ["result", "requestState"];
-
-/** Starts the command to replay to, and collects what it writes. */
-function startReplay(line: CommandLine): Replay {
-  const { command, args, values } = line;
-  const server = spawned(command, () =>
-    spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] }));
+/** Starts the command to replay to, and collects what it writes: a replay as it goes. */
+function startReplay(line: CommandLine) {
+  const server = spawned(line.command, () =>
+    spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
   // A server that has exited cannot read: what it left unanswered shows as missing.
   server.stdin.on("error", () => {});
   const exited = new AbortController();
   server.on("close", () => exited.abort());
   // A process the server started may hold its stdout open; wait for it no longer than the grace.
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const ignore = (values.ignore ?? []).map((path) => path.split("."));
-  const replay: Replay = { server, lines: createInterface({ input: server.stdout }),
-    responses: [], requested: new Set(), exited: exited.signal, states: new Map(),
-    ignored: [...ignore, REQUEST_STATE_PATH], timeoutMs: line.timeoutMs,
-    redact: values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
-  replay.lines.on("line", (text) => {
+  // What the server has sent that replay has not used yet; the ids of the requests it has sent,
+  // as JSON, so that id 1 and "1" differ.
+  const responses: JSONRPCResponse[] = [];
+  const requested = new Set<string>();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (text) => {
     for (const message of messagesOf(text)) {
-      if (message.kind === "response") replay.responses.push(message);
-      if (message.kind === "request") replay.requested.add(JSON.stringify(message.id));
+      if (message.kind === "response") responses.push(message);
+      if (message.kind === "request") requested.add(JSON.stringify(message.id));
     }
   });
-  return replay;
+  // An input_required result's requestState is left out of the comparison, and `states` holds
+  // the ones a replayed server wrote in place of the recorded ones. A server signs its state
+  // anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent with
+  // this run's, and the state itself is no difference.
+  const ignored = [...(line.values.ignore ?? []).map((path) => path.split(".")),
+    ["result", "requestState"]];
+  return { server, lines, responses, requested, exited: exited.signal, session: newSession(),
+    states: new Map<string, string>(), ignored, timeoutMs: line.timeoutMs,
+    redact: line.values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
 }
+
+/** A replay as it goes: the server under replay and what it has sent that replay has not used
+ * yet, the session it replays, the requestStates it replaced, what the comparison leaves out,
+ * and the tally so far. `exited` aborts when the server has exited. */
+type Replay = ReturnType<typeof startReplay>;
 
 /** Waits until `check` holds, the server has exited, or the timeout has passed. */
 async function waitFor(replay: Replay, check: () => boolean) {
   const signal = AbortSignal.any([replay.exited, AbortSignal.timeout(replay.timeoutMs)]);
-  while (!check() && !signal.aborted) {
-    await once(replay.lines, "line", { signal }).catch(() => undefined);
-  }
-}
-
-/** A recorded line with each requestState the replayed server replaced put back as its own. */
-function withStates(text: string, states: States): string {
-  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
-    const replayed = states.get(state);
-    return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
-  });
+  while (!check() && !signal.aborted) await once(replay.lines, "line", { signal }).catch(() => {});
 }
 
 /** Waits for the replayed server's answer to a recorded response's request, and compares. */
@@ -1220,25 +1196,10 @@ async function replayResponse(replay: Replay, recorded: JSONRPCResponse, request
   if (found.length > 0) await print(`${report(name, found, replay.redact)}\n`);
 }
 
-/** Ends the server's input, waits for it, and prints the summary; 0 when all matched. */
-async function finishReplay(replay: Replay): Promise<number> {
-  const { server, responses, exited } = replay;
-  server.stdin.end();
-  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
-  // so that a server that exits in time leaves no timer holding wrap.
-  setTimeout(() => server.kill("SIGKILL"), replay.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
-  const { match, differ, missing } = replay.tally;
-  await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
-    `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
-  return differ + missing + responses.length === 0 ? 0 : 1;
-}
-
 /** Replays one event: waits for what the recorded client waited for, then sends a client's
  * line, as fast as the server reads it. */
-async function replayEvent(run: Replay, session: Session, event: LogEvent): Promise<void> {
-  for (const { mark, message, request } of follow(session, event)) {
+async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
+  for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     // The client answered a request of the server's only once it had come; so does replay.
@@ -1246,22 +1207,36 @@ async function replayEvent(run: Replay, session: Session, event: LogEvent): Prom
     if (mark === "←") await replayResponse(run, message, request);
   }
   if (event.mark !== "→") return;
-  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}\n`);
+  // The recorded line, with each requestState the replayed server replaced put back as its own.
+  const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
+    const replayed = run.states.get(state);
+    return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+  const sent = run.server.stdin.write(`${text}\n`);
   if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {});
 }
 
 /** wrap replay: sends the log's client lines to the command, each when the recorded client
- * sent it, and compares each response; exit code 0 when all match. */
+ * sent it, and compares each response; then ends the server's input, waits for it, and prints
+ * the summary: exit code 0 when all match. */
 async function replay(line: CommandLine): Promise<void> {
   const failed = (error: unknown) => cannot(`read ${line.logPath}`, error);
   // A log that cannot be read starts no server.
   await access(line.logPath).catch(failed);
   const run = startReplay(line);
-  const session = newSession();
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
-    for (const event of events) await replayEvent(run, session, event);
+    for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  process.exitCode = await finishReplay(run);
+  run.server.stdin.end();
+  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
+  // so that a server that exits in time leaves no timer holding wrap.
+  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!run.exited.aborted) await once(run.exited, "abort");
+  for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
+  const { match, differ, missing } = run.tally;
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
+    `${differ} differ, ${missing} missing, ${run.responses.length} unexpected\n`);
+  process.exitCode = differ + missing + run.responses.length === 0 ? 0 : 1;
 }
 
 // ---- Reader: show, the log as a person reads it, whole or as it grows ----
@@ -1416,19 +1391,16 @@ async function show({ logPath, values }: CommandLine): Promise<void> {
  * the first request of the kind: how many were sent and failed, and how many round trips took
  * each time, by tenths of a millisecond, as the log writes them: a few thousand counts, however
  * long the log, and percentiles that are exact. */
-type RequestFigures = {
-  request: Asked; count: number; errors: number; roundTrips: Map<number, number>;
-};
+type RequestFigures = { request: Asked; count: number; errors: number;
+  roundTrips: Map<number, number> };
 
 /** A new session's figures, from its `# start` line to the next one. `waiting` is the
  * follower's requests in flight, which are left unanswered at the session's end. */
 function newFigures(start: string, command: string, session: Session) {
-  return {
-    start, end: start, command, requests: new Map<string, RequestFigures>(),
+  return { start, end: start, command, requests: new Map<string, RequestFigures>(),
     waiting: session.waiting, notifications: new Map<string, number>(),
     tags: new Map<string, number>(), stderrLines: 0,
-    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } },
-  };
+    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } } };
 }
 
 /** One session's figures, as newFigures makes them. */
@@ -1439,34 +1411,28 @@ function countIn<K>(counts: Map<K, number>, key: K): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
-/** Counts a request under its kind (made at its first count), and its response's error and
- * round trip there too. */
-function countMessage(session: SessionFigures, each: Followed, elapsed: string | undefined) {
-  const { message, request } = each;
-  if (request === undefined) return;
-  const key = `${request.mark} ${request.name}`;
-  const figures = session.requests.get(key) ??
-    { request, count: 0, errors: 0, roundTrips: new Map<number, number>() };
-  session.requests.set(key, figures);
-  if (message.kind === "request") figures.count += 1;
-  if (message.kind !== "response") return;
-  if (each.failed) figures.errors += 1;
-  if (elapsed !== undefined) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
-}
-
-/** Adds one event to the session it belongs to. */
+/** Adds one event to the session it belongs to: its messages, and each request under its kind
+ * (made at its first count), with its response's error and round trip there too. */
 function countEvent(session: SessionFigures, event: LogEvent, followed: readonly Followed[]) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const each of followed) {
-    const { mark, message } = each;
+  for (const { mark, message, request, failed } of followed) {
     if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? message.method : undefined;
     if (notified !== undefined) countIn(session.notifications, `${mark} ${notified}`);
-    countMessage(session, each, event.elapsed);
+    if (request === undefined) continue;
+    const key = `${request.mark} ${request.name}`;
+    const figures = session.requests.get(key) ??
+      { request, count: 0, errors: 0, roundTrips: new Map<number, number>() };
+    session.requests.set(key, figures);
+    if (message.kind === "request") figures.count += 1;
+    // Only a response fails, and only a response's line gives its round trip.
+    if (failed) figures.errors += 1;
+    if (message.kind !== "response" || event.elapsed === undefined) continue;
+    countIn(figures.roundTrips, Math.round(Number(event.elapsed) * 10));
   }
 }
 
@@ -1487,17 +1453,12 @@ function sessionJson(session: SessionFigures) {
   const requests = [...session.requests.values()].map(({ request, count, errors, roundTrips }) => ({
     direction: request.mark, method: request.method, tool: request.tool ?? null, count, errors,
     p50Ms: percentileOf(roundTrips, 50), p95Ms: percentileOf(roundTrips, 95),
-    maxMs: percentileOf(roundTrips, 100),
-  }));
+    maxMs: percentileOf(roundTrips, 100) }));
   const notifications = [...session.notifications]
     .map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
-  return {
-    start: session.start, command: session.command,
-    lengthMs: Date.parse(session.end) - Date.parse(session.start),
-    requests, notifications, messages: session.messages,
-    unanswered: session.waiting.size, tags: Object.fromEntries(session.tags),
-    stderrLines: session.stderrLines,
-  };
+  const { start, end, command, messages, waiting, tags, stderrLines } = session;
+  return { start, command, lengthMs: Date.parse(end) - Date.parse(start), requests, notifications,
+    messages, unanswered: waiting.size, tags: Object.fromEntries(tags), stderrLines };
 }
 
 /** A session's figures as text, for a person: a table of the requests, ms with one decimal or
@@ -1515,17 +1476,16 @@ function sessionText(figures: ReturnType<typeof sessionJson>, index: number): st
   });
   const listed = (items: string[]) => (items.length === 0 ? "none" : items.join(" · "));
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  const way = (mark: "→" | "←") => {
-    const { count, bytes } = figures.messages[mark];
-    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
-  };
+  // Each direction in turn, → then ←, as sessionJson has them.
+  const ways = Object.entries(figures.messages)
+    .map(([mark, { count, bytes }]) => `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
   return [
     `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
     cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
     ...requests,
     `  notifications: ${listed(notes)}`,
-    `  messages: ${way("→")} · ${way("←")}`,
+    `  messages: ${ways.join(" · ")}`,
     `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines}` +
       ` · tags: ${listed(tags)}`,
   ];
@@ -1536,7 +1496,7 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
   const all: SessionFigures[] = [];
   const session = newSession();
   let figures: SessionFigures | undefined;
-  const count = (events: readonly LogEvent[]) => {
+  const { skipped } = await readEvents(logPath, LOG_START, true, false, (events) => {
     for (const event of events) {
       const followed = follow(session, event);
       // A session starts at its `# start` note; a log that starts mid-session, at its first event.
@@ -1546,9 +1506,7 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
       }
       countEvent(figures, event, followed);
     }
-  };
-  const { skipped } = await readEvents(logPath, LOG_START, true, false, count)
-    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  }).catch((error: unknown) => cannot(`read ${logPath}`, error));
   const sessions = all.map(sessionJson);
   // printable keeps JSON valid JSON: it escapes only characters a JSON string may escape.
   if (values.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}\n`);
@@ -1688,38 +1646,25 @@ function offersModern(result: unknown): boolean {
 function reviewMessage(review: Review, { mark, message, request }: Followed, event: LogEvent) {
   if (mark === "←" && message.kind === "other" && review.listed) review.noise ??= review.line;
   if (mark !== "←" || message.kind !== "response") return;
-  const [result, method] = [message.result, request?.method];
+  const [result, method, called] = [message.result, request?.method, request?.tool];
   // Every session opens with one of these two (basic/lifecycle; 2026-07-28 basic/versioning).
   const opening = method === "initialize" || method === "server/discover";
   if (opening) review.slowestMs = Math.max(review.slowestMs, Number(event.elapsed ?? 0));
   // An error, or a result that does not offer it, leaves a client in the handshake era.
-  if (method === "server/discover" && !offersModern(result)) {
-    judge(review, { refused: true }, "server/discover's answer");
-  }
+  const refused = method === "server/discover" && !offersModern(result);
+  if (refused) judge(review, { refused }, "server/discover's answer");
   if (result === undefined) return;
-  const server = dig(result, "serverInfo", "name") ??
-    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server;
-  review.server = String(server);
-  if (method === "tools/call") judge(review, { result }, `a result of "${request?.tool}"`,
-    request?.tool);
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  review.server = String(dig(result, "serverInfo", "name") ??
+    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server);
+  if (method === "tools/call") judge(review, { result }, `a result of "${called}"`, called);
+  if (method !== "tools/list") return;
+  const tools = [dig(result, "tools")].flat().filter(isRecord);
   const names = tools.map((tool) => String(dig(tool, "name")));
-  for (const [index, name] of names.entries()) {
-    judge(review, { name, tool: tools[index], names, server: review.server }, `tool "${name}"`,
-      name);
+  for (const tool of tools) {
+    const name = String(dig(tool, "name"));
+    judge(review, { name, tool, names, server: review.server }, `tool "${name}"`, name);
   }
-  if (method === "tools/list") Object.assign(review, { listed: true, everListed: true });
-}
-
-/** Reviews some lines of the log; a start note begins a session, whose tools are not listed. */
-function reviewLines(review: Review, lines: readonly string[]): void {
-  for (const text of lines) {
-    review.line += 1;
-    const event = parseEvent(text);
-    if (event === undefined) continue;
-    if (startedCommand(event) !== undefined) review.listed = false;
-    for (const followed of follow(review.session, event)) reviewMessage(review, followed, event);
-  }
+  Object.assign(review, { listed: true, everListed: true });
 }
 
 /** Reviews a whole log, then what its sessions showed as a whole: what each CLI would do. */
@@ -1727,10 +1672,17 @@ async function review(logPath: string): Promise<Review["found"]> {
   const found = new Map(CLIENT_KEYS.map((client) => [client, new Map<string, Finding>()]));
   const read: Review = { session: newSession(), line: 0, server: "", slowestMs: 0,
     listed: false, everListed: false, found };
-  // A slice read ends with "\n", after which split leaves an empty string: no line.
-  const whole = (lines: string[]) => (lines.at(-1) === "" ? lines.slice(0, -1) : lines);
-  await readLines(logPath, LOG_START, true, (lines) => reviewLines(read, whole(lines)))
-    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  await readLines(logPath, LOG_START, true, (lines) => {
+    // A slice read ends with "\n", after which split leaves an empty string: no line.
+    for (const text of lines.at(-1) === "" ? lines.slice(0, -1) : lines) {
+      read.line += 1;
+      const event = parseEvent(text);
+      if (event === undefined) continue;
+      // A start note begins a session, whose tools are not listed yet.
+      if (startedCommand(event) !== undefined) read.listed = false;
+      for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
+    }
+  }).catch((error: unknown) => cannot(`read ${logPath}`, error));
   const seconds = (read.slowestMs / 1_000).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
@@ -1744,11 +1696,12 @@ async function review(logPath: string): Promise<Review["found"]> {
  * Qwen Code initializes 2025-11-25. */
 const OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]] as const;
 
-/** Who check says it is, and the `_meta` of its 2026-07-28 requests (basic/index §_meta). */
+/** Who check says it is, and the params of its 2026-07-28 requests: their `_meta` alone
+ * (basic/index §_meta). */
 const CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
-const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+const META_PARAMS = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
-  "io.modelcontextprotocol/clientCapabilities": {} };
+  "io.modelcontextprotocol/clientCapabilities": {} } };
 
 /** Sends the server a message, and waits for the result of a request; undefined if none came. */
 async function ask(server: Replay, message: { id?: number; method: string; params?: object }) {
@@ -1761,16 +1714,15 @@ async function ask(server: Replay, message: { id?: number; method: string; param
 /** Runs the server under wrap, which logs it all, and opens it as some CLIs do: it lists the
  * tools, waits half a second for stray stdout, then ends it as a client does. No tool is called. */
 async function openAs(line: CommandLine, [version, probe]: (typeof OPENINGS)[number]) {
-  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const server = startReplay({ ...line, command: process.execPath,
-    args: [...wrap, "--", line.command, ...line.args] });
-  const meta = { _meta: MODERN_META };
+  // The server runs under this very wrap, with this node's flags, logging to the log.
+  const server = startReplay({ ...line, command: process.execPath, args: [...process.execArgv,
+    fileURLToPath(import.meta.url), "--log", line.logPath, "--", line.command, ...line.args] });
   const modern = probe && offersModern(await ask(server, { id: 0, method: "server/discover",
-    params: meta }));
+    params: META_PARAMS }));
   const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
   const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== undefined;
   if (!modern) await ask(server, { method: "notifications/initialized" });
-  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
@@ -1801,7 +1753,7 @@ async function check(line: CommandLine): Promise<void> {
   });
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
   process.stdout.write(`${printable(values.json === true ? json : rows.join("\n"))}\n`);
-  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath}\n`));
+  if (runs) warn(`check recorded it in ${logPath}`);
 }
 
 // ---- The command line: record (the default), or read a log back ----

@@ -580,8 +580,7 @@ function differences(expected, actual, path, ignore) {
     const keys = /* @__PURE__ */ new Set([...Object.keys(expected), ...Object.keys(actual)]);
     return [...keys].flatMap((key) => differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
-  if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  return [{ path, expected, actual }];
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [{ path, expected, actual }];
 }
 function brief(value, redact2) {
   if (value === void 0) return "nothing";
@@ -590,74 +589,67 @@ function brief(value, redact2) {
 }
 function around(text, at) {
   const from = Math.max(0, at - AROUND);
-  const to = Math.min(text.length, at + AROUND);
-  const before = from > 0 ? "…" : "";
-  const after = to < text.length ? "…" : "";
-  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+  const shown = JSON.stringify(text.slice(from, at + AROUND));
+  return `${from > 0 ? "…" : ""}${shown}${at + AROUND < text.length ? "…" : ""}`;
 }
 function describeDifference({ path, expected, actual }, redact2) {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact2 && path.some(isSecretKey);
-  if (secret) return `${where}: differs, in a redacted value`;
+  const hidden = `${where}: differs, in a redacted value`;
+  if (redact2 && path.some(isSecretKey)) return hidden;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact2)}, got ${brief(actual, redact2)}`;
   }
   const shownExpected = redact2 ? redactString(expected) : expected;
   const shownActual = redact2 ? redactString(actual) : actual;
-  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  if (shownExpected === shownActual) return hidden;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, got ${around(shownActual, at)}`;
 }
 function report(name, found, redact2) {
-  const line = (one) => `  ${describeDifference(one, redact2)}`;
-  const shown = found.slice(0, REPORT_LINES - 2).map(line);
+  const shown = found.slice(0, REPORT_LINES - 2).map((one) => describeDifference(one, redact2));
   const more = found.length - shown.length;
-  if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name}`, ...shown].join("\n");
-  const short = text.length > REPORT_CHARACTERS;
-  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
+  if (more > 0) shown.push(`(${more} more)`);
+  const text = [`✗ ${name}`, ...shown].join("\n  ");
+  return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
-var REQUEST_STATE_PATH = ["result", "requestState"];
 function startReplay(line) {
-  const { command: command2, args: args2, values: values2 } = line;
-  const server = spawned(command2, () => spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] }));
+  const server = spawned(line.command, () => spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
   server.stdin.on("error", () => {
   });
   const exited = new AbortController();
   server.on("close", () => exited.abort());
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const ignore = (values2.ignore ?? []).map((path) => path.split("."));
-  const replay2 = {
-    server,
-    lines: createInterface({ input: server.stdout }),
-    responses: [],
-    requested: /* @__PURE__ */ new Set(),
-    exited: exited.signal,
-    states: /* @__PURE__ */ new Map(),
-    ignored: [...ignore, REQUEST_STATE_PATH],
-    timeoutMs: line.timeoutMs,
-    redact: values2["no-redact"] !== true,
-    tally: { match: 0, differ: 0, missing: 0 }
-  };
-  replay2.lines.on("line", (text) => {
+  const responses = [];
+  const requested = /* @__PURE__ */ new Set();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (text) => {
     for (const message of messagesOf(text)) {
-      if (message.kind === "response") replay2.responses.push(message);
-      if (message.kind === "request") replay2.requested.add(JSON.stringify(message.id));
+      if (message.kind === "response") responses.push(message);
+      if (message.kind === "request") requested.add(JSON.stringify(message.id));
     }
   });
-  return replay2;
+  const ignored = [
+    ...(line.values.ignore ?? []).map((path) => path.split(".")),
+    ["result", "requestState"]
+  ];
+  return {
+    server,
+    lines,
+    responses,
+    requested,
+    exited: exited.signal,
+    session: newSession(),
+    states: /* @__PURE__ */ new Map(),
+    ignored,
+    timeoutMs: line.timeoutMs,
+    redact: line.values["no-redact"] !== true,
+    tally: { match: 0, differ: 0, missing: 0 }
+  };
 }
 async function waitFor(replay2, check2) {
   const signal = AbortSignal.any([replay2.exited, AbortSignal.timeout(replay2.timeoutMs)]);
-  while (!check2() && !signal.aborted) {
-    await once(replay2.lines, "line", { signal }).catch(() => void 0);
-  }
-}
-function withStates(text, states) {
-  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
-    const replayed = states.get(state);
-    return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
+  while (!check2() && !signal.aborted) await once(replay2.lines, "line", { signal }).catch(() => {
   });
 }
 async function replayResponse(replay2, recorded, request) {
@@ -676,27 +668,19 @@ async function replayResponse(replay2, recorded, request) {
   if (found.length > 0) await print(`${report(name, found, replay2.redact)}
 `);
 }
-async function finishReplay(replay2) {
-  const { server, responses, exited } = replay2;
-  server.stdin.end();
-  setTimeout(() => server.kill("SIGKILL"), replay2.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected
-`);
-  const { match, differ, missing } = replay2.tally;
-  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
-`);
-  return differ + missing + responses.length === 0 ? 0 : 1;
-}
-async function replayEvent(run, session, event) {
-  for (const { mark, message, request } of follow(session, event)) {
+async function replayEvent(run, event) {
+  for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
     if (mark === "←") await replayResponse(run, message, request);
   }
   if (event.mark !== "→") return;
-  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}
+  const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
+    const replayed = run.states.get(state);
+    return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+  const sent = run.server.stdin.write(`${text}
 `);
   if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {
   });
@@ -705,11 +689,18 @@ async function replay(line) {
   const failed = (error) => cannot(`read ${line.logPath}`, error);
   await access(line.logPath).catch(failed);
   const run = startReplay(line);
-  const session = newSession();
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
-    for (const event of events) await replayEvent(run, session, event);
+    for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  process.exitCode = await finishReplay(run);
+  run.server.stdin.end();
+  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!run.exited.aborted) await once(run.exited, "abort");
+  for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected
+`);
+  const { match, differ, missing } = run.tally;
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${run.responses.length} unexpected
+`);
+  process.exitCode = differ + missing + run.responses.length === 0 ? 0 : 1;
 }
 var COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
 function notificationSummary(message) {
@@ -844,29 +835,24 @@ function newFigures(start, command2, session) {
 function countIn(counts, key) {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-function countMessage(session, each, elapsed) {
-  const { message, request } = each;
-  if (request === void 0) return;
-  const key = `${request.mark} ${request.name}`;
-  const figures = session.requests.get(key) ?? { request, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
-  session.requests.set(key, figures);
-  if (message.kind === "request") figures.count += 1;
-  if (message.kind !== "response") return;
-  if (each.failed) figures.errors += 1;
-  if (elapsed !== void 0) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
-}
 function countEvent(session, event, followed) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const each of followed) {
-    const { mark, message } = each;
+  for (const { mark, message, request, failed } of followed) {
     if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? message.method : void 0;
     if (notified !== void 0) countIn(session.notifications, `${mark} ${notified}`);
-    countMessage(session, each, event.elapsed);
+    if (request === void 0) continue;
+    const key = `${request.mark} ${request.name}`;
+    const figures = session.requests.get(key) ?? { request, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
+    session.requests.set(key, figures);
+    if (message.kind === "request") figures.count += 1;
+    if (failed) figures.errors += 1;
+    if (message.kind !== "response" || event.elapsed === void 0) continue;
+    countIn(figures.roundTrips, Math.round(Number(event.elapsed) * 10));
   }
 }
 function percentileOf(roundTrips, percent) {
@@ -891,16 +877,17 @@ function sessionJson(session) {
     maxMs: percentileOf(roundTrips, 100)
   }));
   const notifications = [...session.notifications].map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
+  const { start, end, command: command2, messages, waiting, tags, stderrLines } = session;
   return {
-    start: session.start,
-    command: session.command,
-    lengthMs: Date.parse(session.end) - Date.parse(session.start),
+    start,
+    command: command2,
+    lengthMs: Date.parse(end) - Date.parse(start),
     requests,
     notifications,
-    messages: session.messages,
-    unanswered: session.waiting.size,
-    tags: Object.fromEntries(session.tags),
-    stderrLines: session.stderrLines
+    messages,
+    unanswered: waiting.size,
+    tags: Object.fromEntries(tags),
+    stderrLines
   };
 }
 function sessionText(figures, index) {
@@ -915,17 +902,14 @@ function sessionText(figures, index) {
   });
   const listed = (items) => items.length === 0 ? "none" : items.join(" · ");
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  const way = (mark) => {
-    const { count, bytes } = figures.messages[mark];
-    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
-  };
+  const ways = Object.entries(figures.messages).map(([mark, { count, bytes }]) => `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
   return [
     `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
     cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
     ...requests,
     `  notifications: ${listed(notes)}`,
-    `  messages: ${way("→")} · ${way("←")}`,
+    `  messages: ${ways.join(" · ")}`,
     `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`
   ];
 }
@@ -933,7 +917,7 @@ async function stats({ logPath: logPath2, values: values2 }) {
   const all = [];
   const session = newSession();
   let figures;
-  const count = (events) => {
+  const { skipped } = await readEvents(logPath2, LOG_START, true, false, (events) => {
     for (const event of events) {
       const followed = follow(session, event);
       if (session.start === event || figures === void 0) {
@@ -942,8 +926,7 @@ async function stats({ logPath: logPath2, values: values2 }) {
       }
       countEvent(figures, event, followed);
     }
-  };
-  const { skipped } = await readEvents(logPath2, LOG_START, true, false, count).catch((error) => cannot(`read ${logPath2}`, error));
+  }).catch((error) => cannot(`read ${logPath2}`, error));
   const sessions = all.map(sessionJson);
   if (values2.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}
 `);
@@ -1078,41 +1061,22 @@ function offersModern(result) {
 function reviewMessage(review2, { mark, message, request }, event) {
   if (mark === "←" && message.kind === "other" && review2.listed) review2.noise ??= review2.line;
   if (mark !== "←" || message.kind !== "response") return;
-  const [result, method] = [message.result, request?.method];
+  const [result, method, called] = [message.result, request?.method, request?.tool];
   const opening = method === "initialize" || method === "server/discover";
   if (opening) review2.slowestMs = Math.max(review2.slowestMs, Number(event.elapsed ?? 0));
-  if (method === "server/discover" && !offersModern(result)) {
-    judge(review2, { refused: true }, "server/discover's answer");
-  }
+  const refused = method === "server/discover" && !offersModern(result);
+  if (refused) judge(review2, { refused }, "server/discover's answer");
   if (result === void 0) return;
-  const server = dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server;
-  review2.server = String(server);
-  if (method === "tools/call") judge(
-    review2,
-    { result },
-    `a result of "${request?.tool}"`,
-    request?.tool
-  );
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  review2.server = String(dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server);
+  if (method === "tools/call") judge(review2, { result }, `a result of "${called}"`, called);
+  if (method !== "tools/list") return;
+  const tools = [dig(result, "tools")].flat().filter(isRecord);
   const names = tools.map((tool) => String(dig(tool, "name")));
-  for (const [index, name] of names.entries()) {
-    judge(
-      review2,
-      { name, tool: tools[index], names, server: review2.server },
-      `tool "${name}"`,
-      name
-    );
+  for (const tool of tools) {
+    const name = String(dig(tool, "name"));
+    judge(review2, { name, tool, names, server: review2.server }, `tool "${name}"`, name);
   }
-  if (method === "tools/list") Object.assign(review2, { listed: true, everListed: true });
-}
-function reviewLines(review2, lines) {
-  for (const text of lines) {
-    review2.line += 1;
-    const event = parseEvent(text);
-    if (event === void 0) continue;
-    if (startedCommand(event) !== void 0) review2.listed = false;
-    for (const followed of follow(review2.session, event)) reviewMessage(review2, followed, event);
-  }
+  Object.assign(review2, { listed: true, everListed: true });
 }
 async function review(logPath2) {
   const found = new Map(CLIENT_KEYS.map((client) => [client, /* @__PURE__ */ new Map()]));
@@ -1125,8 +1089,15 @@ async function review(logPath2) {
     everListed: false,
     found
   };
-  const whole = (lines) => lines.at(-1) === "" ? lines.slice(0, -1) : lines;
-  await readLines(logPath2, LOG_START, true, (lines) => reviewLines(read, whole(lines))).catch((error) => cannot(`read ${logPath2}`, error));
+  await readLines(logPath2, LOG_START, true, (lines) => {
+    for (const text of lines.at(-1) === "" ? lines.slice(0, -1) : lines) {
+      read.line += 1;
+      const event = parseEvent(text);
+      if (event === void 0) continue;
+      if (startedCommand(event) !== void 0) read.listed = false;
+      for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
+    }
+  }).catch((error) => cannot(`read ${logPath2}`, error));
   const seconds = (read.slowestMs / 1e3).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
@@ -1136,11 +1107,11 @@ async function review(logPath2) {
 }
 var OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]];
 var CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
-var MODERN_META = {
+var META_PARAMS = { _meta: {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
   "io.modelcontextprotocol/clientCapabilities": {}
-};
+} };
 async function ask(server, message) {
   server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}
 `);
@@ -1149,22 +1120,24 @@ async function ask(server, message) {
   return server.responses.find(answers)?.result;
 }
 async function openAs(line, [version, probe]) {
-  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const server = startReplay({
-    ...line,
-    command: process.execPath,
-    args: [...wrap, "--", line.command, ...line.args]
-  });
-  const meta = { _meta: MODERN_META };
+  const server = startReplay({ ...line, command: process.execPath, args: [
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    "--log",
+    line.logPath,
+    "--",
+    line.command,
+    ...line.args
+  ] });
   const modern = probe && offersModern(await ask(server, {
     id: 0,
     method: "server/discover",
-    params: meta
+    params: META_PARAMS
   }));
   const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
   const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== void 0;
   if (!modern) await ask(server, { method: "notifications/initialized" });
-  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
@@ -1189,8 +1162,7 @@ async function check(line) {
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
   process.stdout.write(`${printable(values2.json === true ? json : rows.join("\n"))}
 `);
-  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath2}
-`));
+  if (runs) warn(`check recorded it in ${logPath2}`);
 }
 var OPTIONS = {
   log: { type: "string" },
