@@ -39,8 +39,7 @@
  * the command line, which picks the recorder or a reader by READERS, the command table, where
  * each reader is one row.
  */
-import { spawn, type ChildProcess, type ChildProcessByStdio, type ChildProcessWithoutNullStreams }
-  from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
 import { access, open, stat, writeFile } from "node:fs/promises";
@@ -85,10 +84,9 @@ function classify(value: unknown): Message {
   // JSON.parse makes every key an own key, and none of these names is on Object.prototype.
   const { id, method, params, result, error } = value;
   const validId = typeof id === "string" || typeof id === "number";
-  if (typeof method === "string" && validId) return { kind: "request", id, method, params };
-  if (typeof method === "string" && id === undefined) {
-    return { kind: "notification", method, params };
-  }
+  const hasMethod = typeof method === "string";
+  if (hasMethod && validId) return { kind: "request", id, method, params };
+  if (hasMethod && id === undefined) return { kind: "notification", method, params };
   // A response has a result or an error, never both; its id is null when the request's id
   // could not be read (JSON-RPC 2.0 §5).
   const answers = (result !== undefined) !== (error !== undefined);
@@ -117,8 +115,7 @@ function messagesOf(text: string): Message[] {
  * The characters that can drive a terminal or hide what it shows: C0 but tab and newline, DEL,
  * C1 (U+009B alone is a CSI), the line and paragraph separators, and the bidi controls.
  */
-const UNPRINTABLE =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text a terminal shows as it is: each UNPRINTABLE character as a JSON escape, `\u001b`, so
  * that JSON stays JSON. Everything wrap prints for a person goes through it, and nothing else. */
@@ -211,10 +208,8 @@ function exitNote(code: number | null, signal: NodeJS.Signals | null): string {
 }
 
 /** One event of a wire.log, with the messages of a → or ← line classified once. */
-type LogEvent = {
-  time: string; mark: Mark; elapsed: string | undefined; tags: string[]; text: string;
-  messages: Message[];
-};
+type LogEvent = { time: string; mark: Mark; elapsed: string | undefined; tags: string[];
+  text: string; messages: Message[] };
 
 /** The marks, to narrow a mark read from the log. */
 const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
@@ -230,53 +225,43 @@ function parseEvent(line: string): LogEvent | undefined {
   const text = line.slice(head[0].length);
   const notes = head[3] ?? "";
   // Most lines carry no note: no list is made for them.
-  const found = notes === "" ? [] : notes.matchAll(/\[(.+?)\] /g);
-  const tags = Array.from(found, ([, tag]) => tag ?? "");
+  const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? undefined : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed, tags, text, messages };
+  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
 }
 
 /** The command line a `# start` note names, as startNote wrote it; undefined for another event. */
 function startedCommand(event: LogEvent): string | undefined {
-  const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
-  return start === null ? undefined : event.text.slice(start[0].length);
+  return event.mark === "#" ? /^start pid \d+: (.*)/s.exec(event.text)?.[1] : undefined;
 }
 
 // ---- The recorder, part 1: the tap, which cuts lines, notes them and pairs them ----
-// The tap owns the start of each stream's line that has not ended yet, and the requests in
-// flight. It turns what crossed into the log's events, and finds the warning wrap prints for
-// a polluted stdout; it does no I/O, and never sees the pipes.
+// The tap owns the start of each stream's line that has not ended yet, the requests in
+// flight, and the log's events it has made until the log writer takes them. It turns what
+// crossed into those events, and finds the warning wrap prints for a polluted stdout; it does
+// no I/O, and never sees the pipes.
 
-/** What the tap is handed, as it happened, and when (performance.now()): in the log's order. */
+/** What crossed, as the tap is handed it, and when (performance.now()): in the log's order.
+ * wrap's own notes are not crossings: the log writer hands them over once the tap has caught up. */
 type Crossing =
   | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
-  | { kind: "end"; mark: "→" | "←" | "!"; now: number }
-  | { kind: "note"; text: string; now: number };
-
-/** A line as the log keeps it: its bytes, cut to LONGEST_LOGGED, and its whole size. */
-type Line = { kept: Buffer; size: number };
-
-/** The start of a line that has not ended yet: its pieces, as far as the log keeps a line,
- * and its size so far. */
-type Unended = { pieces: Buffer[]; size: number };
+  | { kind: "end"; mark: "→" | "←" | "!"; now: number };
 
 /** The tap's state, all of it. */
 type Tap = {
-  /** The start of a line that has not ended yet, for each stream. */
-  unended: { "→": Unended; "←": Unended; "!": Unended };
+  /** The start of each stream's line that has not ended yet: its pieces, as far as the log
+   * keeps a line (LONGEST_LOGGED), and its whole size so far. */
+  unended: Record<"→" | "←" | "!", { pieces: Buffer[]; size: number }>;
   /** Requests in flight under their direction and id, until a response the other way: each
    * one's method, and when it crossed. At most PENDING_LIMIT, the newest (keepPending). */
   pending: Map<string, { method: string; sentAt: number }>;
-  /** Whether requests in flight were ever dropped from pairing: the log says so once. */
-  overflowed: boolean;
-  /** Whether a line on the server's stdout was not JSON-RPC: wrap warns of the first only. */
-  polluted: boolean;
-  /** wrap's notes the tap found in a line, logged just before it. */
-  notes: string[];
-  /** Warnings the tap found for wrap's stderr, until the log writer prints them. */
-  warnings: string[];
+  /** Whether requests in flight were ever dropped from pairing (the log says so once), and
+   * whether a line on the server's stdout was not JSON-RPC (wrap warns of the first only). */
+  overflowed: boolean; polluted: boolean;
+  /** What the tap has made until the log writer takes it: the log's events, in the log's order,
+   * and the warnings it found for wrap's stderr. */
+  events: Buffer[]; warnings: string[];
   /** The millisecond of the last event's time, and that time as the log writes it. */
   clock: { ms: number; time: string };
 };
@@ -288,58 +273,43 @@ const LARGE_LINE = 1_048_576;
  * no line, however long, is held whole (a string cannot hold one over 512 MiB). */
 const LONGEST_LOGGED = 16 * LARGE_LINE;
 
-/** The byte "\r", which ends a line that a CRLF ended. */
-const CR = 0x0d;
-
 /** The "\n" that ends each event in the log. */
 const NEWLINE = Buffer.from("\n");
 
 /**
- * The lines a chunk completes, cut at each "\n" byte and without it. The start of a line that
- * has not ended yet waits in `unended` for the next chunk: only the new chunk is searched, and
- * a line is joined once, so a long line costs linear time.
+ * Adds the events of the lines a chunk completes, cut at each "\n" byte and without it. Each
+ * piece of a line is added to `unended`, as far as the log keeps a line; the start of a line
+ * that has not ended yet waits there for the next chunk: only the new chunk is searched, and a
+ * line is joined once, so a long line costs linear time.
  */
-function splitLines(unended: Unended, chunk: Buffer): Line[] {
-  const lines: Line[] = [];
-  let start = 0;
-  for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
-    keep(unended, chunk.subarray(start, end));
-    lines.push(ended(unended));
+function chunkEvents(tap: Tap, { mark, chunk, now }: Extract<Crossing, { kind: "chunk" }>): void {
+  for (let start = 0; start < chunk.length;) {
+    const end = chunk.indexOf(0x0a, start);
+    const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
+    const unended = tap.unended[mark];
+    const room = LONGEST_LOGGED - unended.size;
+    if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+    unended.size += piece.length;
+    if (end === -1) return;
+    lineEvent(tap, mark, now);
     start = end + 1;
   }
-  if (start < chunk.length) keep(unended, chunk.subarray(start));
-  return lines;
-}
-
-/** Adds a piece to a line that has not ended yet, as far as the log keeps a line. */
-function keep(unended: Unended, piece: Buffer): void {
-  const room = LONGEST_LOGGED - unended.size;
-  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
-  unended.size += piece.length;
-}
-
-/** The line that has ended, joined once: a line within one chunk is a view of it, not a copy. */
-function ended(unended: Unended): Line {
-  const [first] = unended.pieces;
-  const single = unended.pieces.length === 1 && first !== undefined;
-  const line = { kept: single ? first : Buffer.concat(unended.pieces), size: unended.size };
-  unended.pieces = [];
-  unended.size = 0;
-  return line;
 }
 
 /**
  * What the log notes of a line before its bytes. A request is kept in `pending` under its
- * direction and id until a response crossing the other way settles it.
+ * direction and id until a response crossing the other way settles it. A line cut short is not
+ * read for messages: its size is all that is noted of it.
  */
-function annotate(tap: Tap, mark: "→" | "←", line: Buffer, now: number): string[] {
+function annotate(tap: Tap, mark: "→" | "←", kept: Buffer, size: number, now: number) {
+  if (size > kept.length) return notesShown(undefined, new Set(["bytes"]), size);
   // A Set, so that a batch with two unknown ids shows "[no request]" once.
   const tags = new Set<Tag>();
   let elapsed: number | undefined;
-  if (line.length > LARGE_LINE) tags.add("bytes");
-  if (!isUtf8(line)) tags.add("not UTF-8");
-  if (line[line.length - 1] === CR) tags.add("CRLF");
-  for (const message of messagesOf(line.toString())) {
+  if (size > LARGE_LINE) tags.add("bytes");
+  if (!isUtf8(kept)) tags.add("not UTF-8");
+  if (kept[size - 1] === 0x0d) tags.add("CRLF");
+  for (const message of messagesOf(kept.toString())) {
     if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     // An id of null answers a request that could not be read, so it pairs with nothing.
     if (message.kind === "response" && message.id !== null) {
@@ -353,7 +323,7 @@ function annotate(tap: Tap, mark: "→" | "←", line: Buffer, now: number): str
     // Each side's stdout is for MCP messages only (basic/transports §stdio).
     if (message.kind === "other") tags.add("not JSON-RPC");
   }
-  return notesShown(elapsed, tags, line.length);
+  return notesShown(elapsed, tags, size);
 }
 
 /** Keeps a request in flight, unless its id is in use; says so once when the oldest goes. */
@@ -362,50 +332,37 @@ function pend(tap: Tap, key: string, method: string, now: number, tags: Set<Tag>
     tags.add("id in use");
   } else if (keepPending(tap.pending, key, { method, sentAt: now }) && !tap.overflowed) {
     tap.overflowed = true;
-    tap.notes.push(`over ${PENDING_LIMIT} requests in flight: from here on the oldest are ` +
-      "dropped from pairing, and their responses show [no request]");
+    noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest ` +
+      "are dropped from pairing, and their responses show [no request]");
   }
-}
-
-/** The one warning for a polluted stdout: the line, cut to a readable length, and what follows. */
-function pollutionWarning(line: Buffer): string[] {
-  const text = line.subarray(0, 256).toString();
-  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  return [`the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
-    "MCP clients skip such a line or close the connection; a server logs to stderr"];
-}
-
-/** A tap that has seen nothing yet. */
-function newTap(): Tap {
-  const unended = { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
-    "!": { pieces: [], size: 0 } };
-  return { unended, pending: new Map(), overflowed: false, polluted: false, notes: [],
-    warnings: [], clock: { ms: 0, time: "" } };
 }
 
 /**
- * Adds one line's event to `events`: its time, mark and notes, a bar if it needs one, then the
- * line's bytes as they are. A line cut short is not read for messages; a note before it says so.
+ * Adds the event of the line that has just ended in `unended`: its time, mark and notes, a bar
+ * if it needs one, then the line's bytes as they are. A line cut short is not read for
+ * messages; a note before it says so.
  */
-function lineEvent(tap: Tap, mark: "→" | "←" | "!", line: Line, now: number, events: Buffer[]) {
-  const { kept, size } = line;
-  let notes: string[] = [];
+function lineEvent(tap: Tap, mark: "→" | "←" | "!", now: number): void {
+  const { pieces, size } = tap.unended[mark];
+  tap.unended[mark] = { pieces: [], size: 0 };
+  // Joined once: a line within one chunk is a view of it, not a copy.
+  const kept = pieces.length === 1 && pieces[0] !== undefined ? pieces[0] : Buffer.concat(pieces);
   if (size > kept.length) {
-    tap.notes.push(`the next ${mark} line is cut: the log keeps ${kept.length} of ${size} bytes`);
-    if (mark !== "!") notes = notesShown(undefined, new Set(["bytes"]), size);
-  } else if (mark !== "!") {
-    notes = annotate(tap, mark, kept, now);
+    const keeps = `the log keeps ${kept.length} of ${size} bytes`;
+    noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
+  const notes: string[] = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
+  // The one warning for a polluted stdout: the line, cut to a readable length, and what follows.
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
-    tap.warnings.push(...pollutionWarning(kept));
+    const text = kept.subarray(0, 256).toString();
+    const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+    tap.warnings.push(`the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
+      "MCP clients skip such a line or close the connection; a server logs to stderr");
   }
-  const time = timeOf(tap, now);
-  while (tap.notes.length > 0) events.push(Buffer.from(`${time} # ${tap.notes.shift()}\n`));
-  const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
-  const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
-  const bar = barred ? ["|"] : [];
-  events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
+  // The bar ends the notes before a line that could be read as one.
+  if (mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2))) notes.push("|");
+  tap.events.push(Buffer.from(`${[timeOf(tap, now), mark, ...notes].join(" ")} `), kept, NEWLINE);
 }
 
 /** A moment (performance.now()) as the log writes it, ISO 8601 in UTC: made once a
@@ -416,29 +373,18 @@ function timeOf(tap: Tap, now: number): string {
   return tap.clock.time;
 }
 
-/** Adds the log's events for one crossing to `events`: one per line, or a note of wrap's own. */
-function eventsOf(tap: Tap, crossing: Crossing, events: Buffer[]): void {
-  if (crossing.kind === "note") {
-    // A line break in a note (in a command's script, say) is written `\n`, as JSON writes it,
-    // so that no note can forge an event.
-    const text = crossing.text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
-    events.push(Buffer.from(`${timeOf(tap, crossing.now)} # ${text}\n`));
-    return;
-  }
-  const { mark, now } = crossing;
-  const unended = tap.unended[mark];
-  const lines = crossing.kind === "chunk" ? splitLines(unended, crossing.chunk) : [];
-  // A last line without "\n" is still a line.
-  if (crossing.kind === "end" && unended.size > 0) lines.push(ended(unended));
-  for (const line of lines) lineEvent(tap, mark, line, now, events);
+/** Adds one of wrap's own events. A line break in a note (in a command's script, say) is
+ * written `\n`, as JSON writes it, so that no note can forge an event. */
+function noteEvent(tap: Tap, now: number, text: string): void {
+  const oneLine = text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
+  tap.events.push(Buffer.from(`${timeOf(tap, now)} # ${oneLine}\n`));
 }
 
-/** wrap's notes for the requests still in flight at `now`, each with how long it waited. */
-function unansweredNotes(tap: Tap, now: number): string[] {
-  return Array.from(tap.pending, ([key, request]) => {
-    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-    return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
-  });
+/** Adds the log's events for one crossing: the lines a chunk completes, or a stream's last. */
+function eventsOf(tap: Tap, crossing: Crossing): void {
+  if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
+  // A last line without "\n" is still a line.
+  if (tap.unended[crossing.mark].size > 0) lineEvent(tap, crossing.mark, crossing.now);
 }
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
@@ -457,19 +403,17 @@ function unansweredNotes(tap: Tap, now: number): string[] {
 
 /** The log writer's state, all of it. */
 type LogWriter = {
-  /** The log file's path, and its descriptor once open for appending. */
-  path: string; fd: number | undefined;
-  /** Whether the log takes no more writes: it has had its last event, or could not be written. */
-  closed: boolean;
+  /** The log file's path, its descriptor once open for appending, and whether it takes no more
+   * writes: it has had its last event, or could not be written. */
+  path: string; fd?: number; closed: boolean;
   /** The tap that turns what crossed into the log's events. */
   tap: Tap;
   /** What the tap has not read yet, oldest first (nothing, while the log keeps up), and how
    * many bytes of chunks that is. */
   unread: Crossing[]; behind: number;
-  /** Whether a wait for quiet pipes is set. */
-  waiting: boolean;
-  /** The streams paused until the tap catches up. */
-  paused: NodeJS.ReadableStream[];
+  /** The wait for quiet pipes, while one is set, and the streams paused until the tap catches
+   * up. */
+  timer?: NodeJS.Timeout | undefined; paused: Readable[];
 };
 
 /**
@@ -490,34 +434,36 @@ const MAX_DELAY_MS = 1_000;
 /** How many bytes the tap reads at a time as it catches up, so that traffic waits little. */
 const SLICE = 65_536;
 
-/** A log writer that has written nothing yet. */
+/** A log writer that has written nothing yet, and its tap, which has seen nothing yet. */
 function openLog(logPath: string): LogWriter {
-  return { path: logPath, fd: undefined, closed: false, tap: newTap(), unread: [], behind: 0,
-    waiting: false, paused: [] };
+  const tap: Tap = { unended: { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
+    "!": { pieces: [], size: 0 } }, pending: new Map(), overflowed: false, polluted: false,
+    events: [], warnings: [], clock: { ms: 0, time: "" } };
+  return { path: logPath, closed: false, tap, unread: [], behind: 0, paused: [] };
 }
 
 /**
- * Hands the tap what waits for it, up to `bytes` of chunks, and logs that in one write. The
- * log is opened at the first write; one that cannot be opened or written to is said once on
- * stderr, and the traffic still flows. It is never closed: wrap's exit closes it, and every
- * write has been made by then.
+ * Hands the tap what waits for it, up to SLICE bytes of chunks (or one chunk, however long),
+ * and logs that in one write. The log is opened at the first write; one that cannot be opened
+ * or written to is said once on stderr, and the traffic still flows. It is never closed:
+ * wrap's exit closes it, and every write has been made by then.
  */
-function catchUp(writer: LogWriter, bytes: number): void {
+function catchUp(writer: LogWriter): void {
   const { tap, unread, paused } = writer;
-  const events: Buffer[] = [];
   let count = 0;
-  for (let read = 0; count < unread.length && read < bytes; count += 1) {
+  for (let read = 0; count < unread.length && read < SLICE; count += 1) {
     const crossing = unread[count];
     if (crossing?.kind === "chunk") read += crossing.chunk.length;
     if (crossing?.kind === "chunk") writer.behind -= crossing.chunk.length;
-    if (crossing !== undefined) eventsOf(tap, crossing, events);
+    if (crossing !== undefined) eventsOf(tap, crossing);
   }
   unread.splice(0, count);
   // The tap has caught up half of what it may fall behind: the pipes flow again.
   while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
   while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
-  if (writer.closed || events.length === 0) return;
-  const written = Buffer.concat(events);
+  // Taken even when the log is closed, so that nothing is held for a log that takes no more.
+  const written = Buffer.concat(tap.events.splice(0));
+  if (writer.closed || written.length === 0) return;
   try {
     // A new log is private (0600): it holds every message, and messages can hold secrets.
     // Appending (O_APPEND) keeps each write whole beside another wrap's on the same log.
@@ -537,15 +483,16 @@ function isBurst(crossing: Crossing): boolean {
   return crossing.chunk.indexOf(0x0a) !== crossing.chunk.lastIndexOf(0x0a);
 }
 
-/** Keeps what crossed for the tap, and hands it over at once unless a burst is on. */
-function logLater(writer: LogWriter, crossing: Crossing): void {
+/** Keeps what crossed `from` a stream for the tap, and hands it over at once unless a burst is
+ * on. Past MAX_BEHIND, the stream waits until the tap catches up, as a slow reader's pipe does. */
+function logLater(writer: LogWriter, crossing: Crossing, from: Readable): void {
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
   // Nothing else waits, and this is no burst's chunk: at once.
-  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer, Infinity);
-  if (writer.waiting) return;
-  writer.waiting = true;
-  setTimeout(whenQuiet, QUIET_MS, writer);
+  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
+  if (crossing.kind === "chunk" && writer.behind > MAX_BEHIND) writer.paused.push(from.pause());
+  // One wait at a time: a wait already set sees this crossing too.
+  writer.timer ??= setTimeout(whenQuiet, QUIET_MS, writer);
 }
 
 /**
@@ -553,32 +500,33 @@ function logLater(writer: LogWriter, crossing: Crossing): void {
  * the moments after which a client may kill it at once, a signal or the end of input.
  */
 function note(writer: LogWriter, text: string): void {
-  writer.unread.push({ kind: "note", text, now: performance.now() });
   // A slice at a time, each written: a SIGKILL in the midst of a burst's backlog spares some.
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
+  while (writer.unread.length > 0) catchUp(writer);
+  noteEvent(writer.tap, performance.now(), text);
+  catchUp(writer);
 }
 
 /** Catches up when the pipes are quiet, or the tap is too far or too long behind them. */
 function whenQuiet(writer: LogWriter): void {
   const { unread } = writer;
   const now = performance.now();
-  // The newest crossing (a note too) tells when anything last crossed; the oldest, how late
-  // the log is.
+  // The newest crossing tells when anything last crossed; the oldest, how late the log is.
   const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
-  if (due) catchUp(writer, SLICE);
-  writer.waiting = unread.length > 0;
-  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+  if (due) catchUp(writer);
+  writer.timer = unread.length > 0 ? setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer) : undefined;
 }
 
-/** Logs everything still unread, the requests left unanswered, and a last event. */
+/** Logs everything still unread, a note for each request left unanswered with how long it
+ * waited, and a last event. */
 function closeLog(writer: LogWriter, last: string): void {
   // Catch up before reading the requests in flight: a response not read yet would be listed.
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
+  while (writer.unread.length > 0) catchUp(writer);
   const now = performance.now();
-  for (const text of unansweredNotes(writer.tap, now)) {
-    writer.unread.push({ kind: "note", text, now });
+  for (const [key, request] of writer.tap.pending) {
+    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+    noteEvent(writer.tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
   }
   note(writer, last);
   writer.closed = true;
@@ -590,7 +538,7 @@ function closeLog(writer: LogWriter, last: string): void {
 // stops the server when the client is gone, and exits as the server exited.
 
 /** The plumbing's state: the server's process, and the writer of its log. */
-type Plumbing = { child: ChildProcessWithoutNullStreams; writer: LogWriter };
+type Plumbing = { child: ChildProcessByStdio<Writable, Readable, Readable>; writer: LogWriter };
 
 /**
  * How long a server may outlive a signal passed on before it gets SIGKILL: less than the 2 s
@@ -626,28 +574,22 @@ function spawned<T extends ChildProcess>(command: string, start: () => T,
 }
 
 /** Passes a stream's bytes on untouched, and hands each chunk to the log writer as well. */
-function relay(
-  plumbing: Plumbing, from: NodeJS.ReadableStream, to: NodeJS.WritableStream,
-  mark: "→" | "←" | "!", end: boolean,
-): void {
+function relay(plumbing: Plumbing, from: Readable, to: Writable, mark: "→" | "←" | "!"): void {
   const { writer } = plumbing;
-  from.pipe(to, { end });
+  // wrap's stderr is wrap's own too, and stays open when the server's ends.
+  from.pipe(to, { end: mark !== "!" });
   const log = (chunk: Buffer) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-    // Backpressure, as for a slow reader: the tap may fall only so far behind.
-    if (writer.behind <= MAX_BEHIND) return;
-    from.pause();
-    writer.paused.push(from);
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() }, from);
   };
   // A line the client sends is passed on first, and a line the server sends is handed to the
   // log writer first: in a conversation the client never holds a response the log lacks,
   // since the log writer writes at once, and the request it answers was logged before it came.
   if (mark === "←") from.prependListener("data", log);
   else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }, from));
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
   // every line.
-  to.on("error", (error: Error) => {
+  to.on("error", (error) => {
     note(writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
     if (mark === "←") stop(plumbing, "SIGTERM", "the client is gone: wrap's stdout is closed");
@@ -661,35 +603,8 @@ function stop(plumbing: Plumbing, signal: NodeJS.Signals, why: string): void {
   // The client may send SIGKILL next, at once: every line that crossed is logged first.
   note(writer, `${why}: sending ${signal}`);
   child.kill(signal);
-  if (signal === "SIGKILL") return;
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
-  setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
-}
-
-/** Closes the log with a last event, waits for wrap's stdout, and exits. */
-async function finish(plumbing: Plumbing, code: number, last: string): Promise<void> {
-  closeLog(plumbing.writer, last);
-  // stdout is waited for by a write's callback, which comes once every earlier byte is written
-  // (or the client is gone): on a terminal stdout's "finish" never comes, and wrap would exit
-  // 0, late, whatever happened.
-  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
-  process.exit(code);
-}
-
-/** Ends wrap as the server ended: a failed start, an exit code, or a signal. */
-function watchServer(plumbing: Plumbing): void {
-  const { child } = plumbing;
-  // A process the server started may hold its pipes open; wait for them no longer than the
-  // grace period.
-  child.on("exit", () => setTimeout(() => {
-    child.stdout.push(null);
-    child.stderr.push(null);
-  }, PIPES_GRACE_MS));
-  child.on("close", (code, signal) => {
-    // A signal's end is reported as shells do: 128 + its number.
-    const exitCode = signal === null ? code ?? 0 : 128 + constants.signals[signal];
-    void finish(plumbing, exitCode, exitNote(code, signal));
-  });
+  if (signal !== "SIGKILL") setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 
 /** Passes the client's end of input and signals on, and stops the server when it is gone. */
@@ -705,21 +620,37 @@ function watchClient(plumbing: Plumbing): void {
     if (process.ppid === parent) return;
     clearInterval(watch);
     stop(plumbing, "SIGTERM", `the client is gone: its pid ${parent} exited`);
-  }, PARENT_CHECK_MS);
-  watch.unref();
+  }, PARENT_CHECK_MS).unref();
 }
 
-/** Runs the recorder: starts the server, relays its stdio and records every line to the log. */
+/**
+ * Runs the recorder: starts the server, relays its stdio and records every line to the log.
+ * wrap ends as the server ended, with an exit code or a signal: it closes the log with a last
+ * event, waits for its own stdout, and exits likewise.
+ */
 function proxy(command: string, args: readonly string[], logPath: string): void {
   const writer = openLog(logPath);
   const child = spawned(command, () => spawn(command, args, { stdio: "pipe" }),
     (why) => closeLog(writer, why));
   const plumbing = { child, writer };
   if (child.pid !== undefined) note(writer, startNote(child.pid, [command, ...args].join(" ")));
-  watchServer(plumbing);
-  relay(plumbing, process.stdin, child.stdin, "→", true);
-  relay(plumbing, child.stdout, process.stdout, "←", true);
-  relay(plumbing, child.stderr, process.stderr, "!", false);
+  // A process the server started may hold its pipes open; wait for them no longer than the
+  // grace period.
+  child.on("exit", () => setTimeout(() => {
+    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
+  }, PIPES_GRACE_MS));
+  child.on("close", async (code, signal) => {
+    closeLog(writer, exitNote(code, signal));
+    // stdout is waited for by a write's callback, which comes once every earlier byte is
+    // written (or the client is gone): on a terminal stdout's "finish" never comes, and wrap
+    // would exit 0, late, whatever happened.
+    await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+    // A signal's end is reported as shells do: 128 + its number.
+    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
+  });
+  relay(plumbing, process.stdin, child.stdin, "→");
+  relay(plumbing, child.stdout, process.stdout, "←");
+  relay(plumbing, child.stderr, process.stderr, "!");
   // Registered after the relays, so that the log has stdin's last line before "end of input".
   watchClient(plumbing);
 }
@@ -753,10 +684,8 @@ function words(...parts: (string | undefined)[]): string {
 
 /** What a reader is handed: its log, wrap's options as parseArgs read them, --timeout as a
  * number, and the command after `--` (which replay and check run), and whether there was one. */
-type CommandLine = {
-  logPath: string; values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
-  timeoutMs: number; command: string; args: string[]; runs: boolean;
-};
+type CommandLine = { logPath: string; timeoutMs: number; command: string; args: string[];
+  runs: boolean; values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"] };
 
 /** Where reading a log got to: how far, and the start of a line that has not ended yet. */
 type Reading = { offset: number; rest: Buffer };
@@ -792,10 +721,9 @@ async function readLines(path: string, from: Reading, toEnd: boolean,
       heldBytes += bytesRead;
       if (end === 0) continue;
       const ending = slice.subarray(cut ? slice.indexOf(0x0a) : 0, end);
-      const lines = Buffer.concat([...held, ending]).toString().split("\n");
+      await read(Buffer.concat([...held, ending]).toString().split("\n"));
       held = [slice.subarray(end, bytesRead)];
       heldBytes = bytesRead - end;
-      await read(lines);
     }
   } finally {
     await file.close();
@@ -830,41 +758,28 @@ async function print(text: string, asIs = false): Promise<void> {
 
 /** A request as the follower keeps it: its direction, method, tool (for tools/call), both as
  * one name (`tools/call add`), and its round. */
-type Asked = {
-  mark: "→" | "←"; method: string; tool: string | undefined; name: string;
-  round: number | undefined;
-};
+type Asked = { mark: "→" | "←"; method: string; tool: string | undefined; name: string;
+  round: number | undefined };
 
-/** What a reader knows of one session so far. */
-type Session = {
-  /** The `# start` note that began it; undefined for a log that begins mid-session. */
-  start: LogEvent | undefined;
-  /** The requests in flight, by direction and id, until a response the other way: at most
-   * PENDING_LIMIT, the newest, as the tap pairs them. */
-  waiting: Map<string, Asked>;
-  /** The round a retry is, by the requestState of the input_required result it follows; at
-   * most PENDING_LIMIT, the newest. */
-  next: Map<string, number>;
-};
-
-/** One message of an event, as the follower reads it. */
-type Followed = {
-  mark: "→" | "←"; message: Message;
-  /** For a request, itself; for a response, the request it answers, when the log has it. */
-  request: Asked | undefined;
-  /** A retry's place among its call's rounds: `round 2`, or `retry` when its first is gone. */
-  place: string | undefined;
-  /** Whether it is a response that reports an error. */
-  failed: boolean;
-};
-
-/** A session before its first event. */
-function newSession(): Session {
-  return { start: undefined, waiting: new Map(), next: new Map() };
+/**
+ * A session before its first event, or begun by its `# start` note (`start`, undefined for a
+ * log that begins mid-session). `waiting` holds the requests in flight, by direction and id,
+ * until a response the other way; `next`, the round a retry is, by the requestState of the
+ * input_required result it follows. Each keeps at most PENDING_LIMIT, the newest, as the tap does.
+ */
+function newSession(start?: LogEvent) {
+  return { start, waiting: new Map<string, Asked>(), next: new Map<string, number>() };
 }
 
-/** One of an input_required result's `inputRequests`: its method, and the message it shows. */
-type InputRequest = { method: string; message: string | undefined };
+/** What a reader knows of one session so far, as newSession makes it. */
+type Session = ReturnType<typeof newSession>;
+
+/** One message of an event, as the follower reads it. Its `request`: for a request, itself;
+ * for a response, the request it answers, when the log has it. Its `place`: a retry's among
+ * its call's rounds, `round 2`, or `retry` when its first is gone. `failed`: whether it is a
+ * response that reports an error. */
+type Followed = { mark: "→" | "←"; message: Message; request: Asked | undefined;
+  place: string | undefined; failed: boolean };
 
 /** An elicitation/create request's message to the user (client/elicitation), if it has one. */
 function elicitationMessage(method: unknown, params: unknown): string | undefined {
@@ -872,8 +787,9 @@ function elicitationMessage(method: unknown, params: unknown): string | undefine
   return method === "elicitation/create" && typeof message === "string" ? message : undefined;
 }
 
-/** An input_required result's requests (basic/patterns/mrtr); undefined for any other result. */
-function inputRequestsOf(result: unknown): InputRequest[] | undefined {
+/** An input_required result's requests (basic/patterns/mrtr), each its method and the message it
+ * shows; undefined for any other result. */
+function inputRequestsOf(result: unknown) {
   if (dig(result, "resultType") !== "input_required") return undefined;
   const requests = dig(result, "inputRequests");
   // The keys are the server's to choose (basic/patterns/mrtr): only the values are read.
@@ -885,7 +801,7 @@ function inputRequestsOf(result: unknown): InputRequest[] | undefined {
 }
 
 /** Input requests in brief: each method once, then the messages it asks, quoted. */
-function briefAsks(requests: readonly InputRequest[]): string {
+function briefAsks(requests: readonly { method: string; message: string | undefined }[]): string {
   const methods = new Set(requests.map((request) => request.method));
   return Array.from(methods, (method) => {
     const shown = requests.filter((request) => request.method === method)
@@ -926,10 +842,9 @@ function followResponse(session: Session, mark: "→" | "←", message: JSONRPCR
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");
-  const round = request?.round;
   // basic/patterns/mrtr: the retry sends this requestState back byte for byte.
   const asks = inputRequestsOf(message.result) !== undefined && typeof state === "string";
-  if (asks && round !== undefined) keepPending(session.next, state, round + 1);
+  if (asks && request?.round !== undefined) keepPending(session.next, state, request.round + 1);
   const failed = message.error !== undefined || dig(message.result, "isError") === true;
   return { mark, message, request, place: undefined, failed };
 }
@@ -937,7 +852,7 @@ function followResponse(session: Session, mark: "→" | "←", message: JSONRPCR
 /** Follows one event: a start note begins a new session; each message is paired and placed. */
 function follow(session: Session, event: LogEvent): Followed[] {
   // New maps, not cleared ones: a reader may still hold the last session's.
-  if (startedCommand(event) !== undefined) Object.assign(session, newSession(), { start: event });
+  if (startedCommand(event) !== undefined) Object.assign(session, newSession(event));
   const { mark } = event;
   if (mark !== "→" && mark !== "←") return [];
   return event.messages.map((message) => {
@@ -1000,12 +915,11 @@ function isSecretKey(key: string): boolean {
 
 /** Text with every secret it holds replaced: first the named ones, then the shapes. */
 function redactString(text: string): string {
-  let redacted = text.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => {
+  const named = text.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => {
     const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
     return `${name}${between}${quote}${REDACTED}${quote}`;
   });
-  for (const shape of SECRET_SHAPES) redacted = redacted.replace(shape, REDACTED);
-  return redacted;
+  return SECRET_SHAPES.reduce((redacted, shape) => redacted.replace(shape, REDACTED), named);
 }
 
 /** JSON.stringify's replacer for redaction: a secret key's value goes, and secrets in text. */
@@ -1096,51 +1010,44 @@ function describe({ message, request, place }: Followed, text: string): string {
 function statements(event: LogEvent, followed: readonly Followed[]): string[] {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const arrows = followed.map((each) => {
+  return [...followed.map((each) => {
     const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
-    const said = describe(each, event.text);
     // Only a response has a round-trip time (a batch's line shows its first response's).
-    const timed = each.message.kind === "response" && event.elapsed !== undefined;
-    const text = timed ? `${event.elapsed} ms ${said}` : said;
+    const elapsed = each.message.kind === "response" ? event.elapsed : undefined;
+    const text = words(elapsed && `${elapsed} ms`, describe(each, event.text));
     return `${from}${ARROWS[each.message.kind]}${to}: ${label(text, 50)}`;
-  });
-  return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
+  }), ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
 
 /** The participants a log names: the clientInfo and serverInfo it first gives, and the
  * command of its first start note. */
-type Sides = {
-  client?: string | undefined; server?: string | undefined; command?: string | undefined;
-};
+type Sides = Partial<Record<"client" | "server" | "command", string | undefined>>;
 
 /** A block's head: the participants by name, or the client and, for a server that has not given
  * its name (one that failed, or never answered), its command's first two words. */
 function diagramHead({ client, server, command }: Sides): string[] {
-  const firstWords = command?.split(" ").slice(0, 2) ?? ["server"];
-  const named = firstWords.map((word) => word.split("/").at(-1)).join(" ");
+  const named = command?.split(" ").slice(0, 2).map((word) => word.split("/").at(-1)).join(" ");
   return ["sequenceDiagram", `participant C as ${label(client ?? "client", 40)}`,
-    `participant S as ${label(server ?? named, 40)}`];
+    `participant S as ${label(server ?? named ?? "server", 40)}`];
 }
 
 /** wrap diagram: the log drawn as ```mermaid blocks, redacted unless --no-redact, on stdout or
  * into --out. It reads the log as a stream, and writes each block once it is full, the sides
  * named as the log has named them so far; a log that fills more than one has numbered parts. */
 async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
-  const { out } = values;
-  const failed = (error: unknown) => cannot(`write ${out}`, error);
-  const file = out === undefined ? undefined : await open(out, "w").catch(failed);
+  const failed = (error: unknown) => cannot(`write ${values.out}`, error);
+  const file = values.out === undefined ? undefined : await open(values.out, "w").catch(failed);
   const session = newSession();
   const sides: Sides = {};
-  let part: string[] = [];
+  const part: string[] = [];
   let size = 0;
   let parts = 0;
   const flush = (last: boolean) => {
     parts += 1;
     const title = parts > 1 || !last ? [`Part ${parts}`, ""] : [];
-    const joint = parts > 1 ? [`Note over C,S: part ${parts}, continued from part ${parts - 1}`]
-      : [];
-    const block = [...title, "```mermaid", ...diagramHead(sides), ...joint, ...part, "```", ""];
-    part = [];
+    const block = [...title, "```mermaid", ...diagramHead(sides), ...part.splice(0), "```", ""];
+    // The next part begins with a note that joins it to this one: BLOCK_ROOM leaves it room.
+    if (!last) part.push(`Note over C,S: part ${parts + 1}, continued from part ${parts}`);
     size = 0;
     const text = `${block.join("\n")}${last ? "" : "\n"}`;
     return file === undefined ? print(text) : file.write(text).catch(failed);
@@ -1184,8 +1091,7 @@ function differences(expected: unknown, actual: unknown, path: string[],
     return [...keys].flatMap((key) =>
       differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
-  if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  return [{ path, expected, actual }];
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [{ path, expected, actual }];
 }
 
 /** A value as replay shows it: JSON, redacted unless asked not to, cut to 80 characters. */
@@ -1198,23 +1104,21 @@ function brief(value: unknown, redact: boolean): string {
 /** A string around a position, at most AROUND characters on either side, as JSON. */
 function around(text: string, at: number): string {
   const from = Math.max(0, at - AROUND);
-  const to = Math.min(text.length, at + AROUND);
-  const before = from > 0 ? "…" : "";
-  const after = to < text.length ? "…" : "";
-  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+  const shown = JSON.stringify(text.slice(from, at + AROUND));
+  return `${from > 0 ? "…" : ""}${shown}${at + AROUND < text.length ? "…" : ""}`;
 }
 
 /** One difference as one line: the JSON path, then both values, or where two strings part. */
 function describeDifference({ path, expected, actual }: Difference, redact: boolean): string {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact && path.some(isSecretKey);
-  if (secret) return `${where}: differs, in a redacted value`;
+  const hidden = `${where}: differs, in a redacted value`;
+  if (redact && path.some(isSecretKey)) return hidden;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact)}, got ${brief(actual, redact)}`;
   }
   const shownExpected = redact ? redactString(expected) : expected;
   const shownActual = redact ? redactString(actual) : actual;
-  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  if (shownExpected === shownActual) return hidden;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, ` +
@@ -1223,76 +1127,55 @@ function describeDifference({ path, expected, actual }: Difference, redact: bool
 
 /** One differing response's report: a line naming it, then its differences, kept short. */
 function report(name: string, found: Difference[], redact: boolean): string {
-  const line = (one: Difference) => `  ${describeDifference(one, redact)}`;
-  const shown = found.slice(0, REPORT_LINES - 2).map(line);
+  const shown = found.slice(0, REPORT_LINES - 2).map((one) => describeDifference(one, redact));
   const more = found.length - shown.length;
-  if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name}`, ...shown].join("\n");
-  const short = text.length > REPORT_CHARACTERS;
-  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
+  if (more > 0) shown.push(`(${more} more)`);
+  // Each difference on a line of its own, indented under the line that names the response.
+  const text = [`✗ ${name}`, ...shown].join("\n  ");
+  return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 
-/** The requestStates a replayed server wrote in place of the recorded ones. A server signs its
- * state anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent
- * with this run's, and the state itself is no difference. */
-type States = Map<string, string>;
-
-/** A replay as it goes: the server under replay and what it has sent that replay has not used
- * yet, the requestStates it replaced, what the comparison leaves out, and the tally so far. */
-type Replay = {
-  server: ChildProcessByStdio<Writable, Readable, null>;
-  lines: ReturnType<typeof createInterface>;
-  responses: JSONRPCResponse[];
-  /** The ids of the requests the server has sent, as JSON, so that id 1 and "1" differ. */
-  requested: Set<string>;
-  /** Aborts when the server has exited. */
-  exited: AbortSignal;
-  states: States; ignored: string[][]; timeoutMs: number; redact: boolean;
-  tally: { match: number; differ: number; missing: number };
-};
-
-/** The path of an input_required result's requestState, left out of the comparison. */
-const REQUEST_STATE_PATH = ["result", "requestState"];
-
-/** Starts the command to replay to, and collects what it writes. */
-function startReplay(line: CommandLine): Replay {
-  const { command, args, values } = line;
-  const server = spawned(command, () =>
-    spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] }));
+/** Starts the command to replay to, and collects what it writes: a replay as it goes. */
+function startReplay(line: CommandLine) {
+  const server = spawned(line.command, () =>
+    spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
   // A server that has exited cannot read: what it left unanswered shows as missing.
   server.stdin.on("error", () => {});
   const exited = new AbortController();
   server.on("close", () => exited.abort());
   // A process the server started may hold its stdout open; wait for it no longer than the grace.
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const ignore = (values.ignore ?? []).map((path) => path.split("."));
-  const replay: Replay = { server, lines: createInterface({ input: server.stdout }),
-    responses: [], requested: new Set(), exited: exited.signal, states: new Map(),
-    ignored: [...ignore, REQUEST_STATE_PATH], timeoutMs: line.timeoutMs,
-    redact: values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
-  replay.lines.on("line", (text) => {
+  // What the server has sent that replay has not used yet; the ids of the requests it has sent,
+  // as JSON, so that id 1 and "1" differ.
+  const responses: JSONRPCResponse[] = [];
+  const requested = new Set<string>();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (text) => {
     for (const message of messagesOf(text)) {
-      if (message.kind === "response") replay.responses.push(message);
-      if (message.kind === "request") replay.requested.add(JSON.stringify(message.id));
+      if (message.kind === "response") responses.push(message);
+      if (message.kind === "request") requested.add(JSON.stringify(message.id));
     }
   });
-  return replay;
+  // An input_required result's requestState is left out of the comparison, and `states` holds
+  // the ones a replayed server wrote in place of the recorded ones. A server signs its state
+  // anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent with
+  // this run's, and the state itself is no difference.
+  const ignored = [...(line.values.ignore ?? []).map((path) => path.split(".")),
+    ["result", "requestState"]];
+  return { server, lines, responses, requested, exited: exited.signal, session: newSession(),
+    states: new Map<string, string>(), ignored, timeoutMs: line.timeoutMs,
+    redact: line.values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
 }
+
+/** A replay as it goes: the server under replay and what it has sent that replay has not used
+ * yet, the session it replays, the requestStates it replaced, what the comparison leaves out,
+ * and the tally so far. `exited` aborts when the server has exited. */
+type Replay = ReturnType<typeof startReplay>;
 
 /** Waits until `check` holds, the server has exited, or the timeout has passed. */
 async function waitFor(replay: Replay, check: () => boolean) {
   const signal = AbortSignal.any([replay.exited, AbortSignal.timeout(replay.timeoutMs)]);
-  while (!check() && !signal.aborted) {
-    await once(replay.lines, "line", { signal }).catch(() => undefined);
-  }
-}
-
-/** A recorded line with each requestState the replayed server replaced put back as its own. */
-function withStates(text: string, states: States): string {
-  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
-    const replayed = states.get(state);
-    return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
-  });
+  while (!check() && !signal.aborted) await once(replay.lines, "line", { signal }).catch(() => {});
 }
 
 /** Waits for the replayed server's answer to a recorded response's request, and compares. */
@@ -1313,25 +1196,10 @@ async function replayResponse(replay: Replay, recorded: JSONRPCResponse, request
   if (found.length > 0) await print(`${report(name, found, replay.redact)}\n`);
 }
 
-/** Ends the server's input, waits for it, and prints the summary; 0 when all matched. */
-async function finishReplay(replay: Replay): Promise<number> {
-  const { server, responses, exited } = replay;
-  server.stdin.end();
-  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
-  // so that a server that exits in time leaves no timer holding wrap.
-  setTimeout(() => server.kill("SIGKILL"), replay.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
-  const { match, differ, missing } = replay.tally;
-  await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
-    `${differ} differ, ${missing} missing, ${responses.length} unexpected\n`);
-  return differ + missing + responses.length === 0 ? 0 : 1;
-}
-
 /** Replays one event: waits for what the recorded client waited for, then sends a client's
  * line, as fast as the server reads it. */
-async function replayEvent(run: Replay, session: Session, event: LogEvent): Promise<void> {
-  for (const { mark, message, request } of follow(session, event)) {
+async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
+  for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     // The client answered a request of the server's only once it had come; so does replay.
@@ -1339,31 +1207,43 @@ async function replayEvent(run: Replay, session: Session, event: LogEvent): Prom
     if (mark === "←") await replayResponse(run, message, request);
   }
   if (event.mark !== "→") return;
-  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}\n`);
+  // The recorded line, with each requestState the replayed server replaced put back as its own.
+  const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state: string) => {
+    const replayed = run.states.get(state);
+    return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+  const sent = run.server.stdin.write(`${text}\n`);
   if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {});
 }
 
 /** wrap replay: sends the log's client lines to the command, each when the recorded client
- * sent it, and compares each response; exit code 0 when all match. */
+ * sent it, and compares each response; then ends the server's input, waits for it, and prints
+ * the summary: exit code 0 when all match. */
 async function replay(line: CommandLine): Promise<void> {
   const failed = (error: unknown) => cannot(`read ${line.logPath}`, error);
   // A log that cannot be read starts no server.
   await access(line.logPath).catch(failed);
   const run = startReplay(line);
-  const session = newSession();
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
-    for (const event of events) await replayEvent(run, session, event);
+    for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  process.exitCode = await finishReplay(run);
+  run.server.stdin.end();
+  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
+  // so that a server that exits in time leaves no timer holding wrap.
+  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!run.exited.aborted) await once(run.exited, "abort");
+  for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
+  const { match, differ, missing } = run.tally;
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
+    `${differ} differ, ${missing} missing, ${run.responses.length} unexpected\n`);
+  process.exitCode = differ + missing + run.responses.length === 0 ? 0 : 1;
 }
 
 // ---- Reader: show, the log as a person reads it, whole or as it grows ----
 
 /** How show prints, and the session it follows. */
-type Shower = {
-  width: number; colour: boolean; redact: boolean; methods: string[]; errorsOnly: boolean;
-  session: Session;
-};
+type Shower = { width: number; colour: boolean; redact: boolean; methods: string[];
+  errorsOnly: boolean; session: Session };
 
 /** Where show has read a followed log to: which file (by inode), how far, a line begun, and
  * whether it has said that the log is not there. */
@@ -1385,19 +1265,15 @@ function notificationSummary(message: JSONRPCNotification): string {
 }
 
 /** A response in a few words: id, round trip, then an error, what it asks, or what it says. */
-function responseSummary(message: JSONRPCResponse, elapsed: string | undefined) {
-  const time = elapsed === undefined ? undefined : `${elapsed} ms`;
-  const id = words(`#${JSON.stringify(message.id)}`, time);
-  if (message.error !== undefined) {
-    const code = dig(message.error, "code");
-    return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
-  }
-  const asks = inputRequestsOf(message.result);
-  if (asks !== undefined) return `${id} input_required ${briefAsks(asks)}`;
-  const said = dig(message.result, "content", "0", "text");
-  const result = elicitAnswer(message.result) ??
-    (typeof said === "string" ? said : JSON.stringify(message.result));
-  return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+function responseSummary({ id, result, error }: JSONRPCResponse, elapsed: string | undefined) {
+  const head = words(`#${JSON.stringify(id)}`, elapsed && `${elapsed} ms`);
+  const code = dig(error, "code");
+  if (error !== undefined) return `${head} error ${String(code)} ${String(dig(error, "message"))}`;
+  const asks = inputRequestsOf(result);
+  if (asks !== undefined) return `${head} input_required ${briefAsks(asks)}`;
+  const said = dig(result, "content", "0", "text");
+  const shown = elicitAnswer(result) ?? (typeof said === "string" ? said : JSON.stringify(result));
+  return `${head} ${dig(result, "isError") === true ? "isError" : "result"} ${shown}`;
 }
 
 /** What one message is, in a few words and a summary of what it carries; a request's are its
@@ -1423,13 +1299,13 @@ function passes(shower: Shower, { message, request, failed }: Followed): boolean
 }
 
 /** One printed line: printable, on one line, cut to the width with "…", coloured on a
- * terminal. */
-function fitted(shower: Shower, time: string, mark: string, text: string, colour: string) {
+ * terminal by its mark, or as an error when it `failed`; and its newline. */
+function fitted(shower: Shower, time: string, mark: Mark, text: string, failed = false) {
   const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
-  const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
-  const line = cut.join("");
-  return shower.colour ? `\u001b[${colour}m${line}\u001b[0m` : line;
+  const line = long ? `${characters.slice(0, shower.width - 1).join("")}…` : characters.join("");
+  const colour = failed ? COLOURS.error : COLOURS[mark];
+  return shower.colour ? `\u001b[${colour}m${line}\u001b[0m\n` : `${line}\n`;
 }
 
 /** The lines show prints for one event: one per message that passes, or none. */
@@ -1437,25 +1313,22 @@ function showEvent(shower: Shower, event: LogEvent): string[] {
   // Every event is followed, shown or not, so that pairs and rounds are counted right.
   const followed = follow(shower.session, event);
   const { start } = shower.session;
-  if (start === event) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  if (start === event) return [fitted(shower, "───", "#", event.text)];
   const since = Date.parse(event.time) - (start === undefined ? 0 : Date.parse(start.time));
   const time = `+${(since / 1000).toFixed(3)}s`;
-  const tags = event.tags.map((tag) => `[${tag}] `).join("");
-  const filtering = shower.methods.length > 0 || shower.errorsOnly;
+  // A ! or # line has no notes (see parseEvent), and a filter keeps messages only.
   if (event.mark === "!" || event.mark === "#") {
-    const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
-    return filtering ? [] : [line];
+    const filtering = shower.methods.length > 0 || shower.errorsOnly;
+    return filtering ? [] : [fitted(shower, time, event.mark, event.text)];
   }
-  return followed.filter((each) => passes(shower, each)).map((each) => {
-    const colour = each.failed ? COLOURS.error : COLOURS[each.mark];
-    return fitted(shower, time, each.mark, tags + summary(each, event), colour);
-  });
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
+  return followed.filter((each) => passes(shower, each))
+    .map((each) => fitted(shower, time, each.mark, tags + summary(each, event), each.failed));
 }
 
 /** Prints what some events of a log show, each line printable already. */
 function showEvents(shower: Shower, events: readonly LogEvent[]): Promise<void> {
-  const printed = events.flatMap((event) => showEvent(shower, event));
-  return print(printed.map((each) => `${each}\n`).join(""), true);
+  return print(events.flatMap((event) => showEvent(shower, event)).join(""), true);
 }
 
 /**
@@ -1481,16 +1354,13 @@ async function readOn(shower: Shower, path: string, place: Place): Promise<Place
 
 /** Follows a log until SIGINT, from its start, each change read from where the last read ended. */
 async function followLog(shower: Shower, path: string): Promise<never> {
-  let place: Place = { ...LOG_START, inode: undefined, absent: false };
-  let reading = Promise.resolve();
-  const readMore = () => {
-    reading = reading.then(async () => { place = await readOn(shower, path, place); });
-  };
+  // One read at a time, each from where the last ended.
+  let reading = Promise.resolve<Place>({ ...LOG_START, inode: undefined, absent: false });
+  const readMore = () => { reading = reading.then((place) => readOn(shower, path, place)); };
   // inotify on the log's folder tells at once of a write, and of a log made or replaced; a
   // look once a second also sees a log whose folder was not there yet.
-  const name = basename(path);
   attempt(() => watch(dirname(path), (_, changed) => {
-    if (changed === name) readMore();
+    if (changed === basename(path)) readMore();
   }).on("error", () => {}));
   watchFile(path, { interval: 1_000 }, readMore);
   readMore();
@@ -1498,99 +1368,71 @@ async function followLog(shower: Shower, path: string): Promise<never> {
   return new Promise(() => {});
 }
 
-/** How show prints here: the terminal's width and colours, and the command line's filters. */
-function showOptions({ values }: CommandLine): Omit<Shower, "session"> {
+/** wrap show: prints a log one line per message, fitted to the terminal's width and coloured on
+ * one, kept as the command line's filters say; with --follow, goes on as it grows. */
+async function show({ logPath, values }: CommandLine): Promise<void> {
   const terminal = process.stdout.isTTY === true;
-  const noColour = (process.env.NO_COLOR ?? "") !== "";
   // A terminal that says nothing of its size, or something too narrow to use, gets 80.
   const columns = terminal ? process.stdout.columns ?? 0 : 0;
-  return {
-    width: columns >= 20 ? columns : 80, colour: terminal && !noColour,
-    redact: values["no-redact"] !== true, methods: values.method ?? [],
-    errorsOnly: values.errors === true,
-  };
-}
-
-/** wrap show: prints a log one line per message; with --follow, goes on as it grows. */
-async function show(line: CommandLine): Promise<void> {
-  const shower: Shower = { ...showOptions(line), session: newSession() };
-  if (line.values.follow === true) await followLog(shower, line.logPath);
-  const { skipped } = await readEvents(line.logPath, LOG_START, true, shower.redact,
+  // NO_COLOR (no-color.org): set and not empty, it turns colour off.
+  const shower: Shower = { width: columns >= 20 ? columns : 80, session: newSession(),
+    colour: terminal && (process.env.NO_COLOR ?? "") === "", redact: values["no-redact"] !== true,
+    methods: values.method ?? [], errorsOnly: values.errors === true };
+  if (values.follow === true) await followLog(shower, logPath);
+  const { skipped } = await readEvents(logPath, LOG_START, true, shower.redact,
     (events) => showEvents(shower, events))
-    .catch((error: unknown) => cannot(`read ${line.logPath}`, error));
+    .catch((error: unknown) => cannot(`read ${logPath}`, error));
   if (skipped > 0) await print(`skipped ${skipped} lines that are not wire.log events\n`);
 }
 
 // ---- Reader: stats, figures per method and per session, read as a stream ----
 
-/** Figures for one kind of request: its direction, method, and tool for tools/call. */
-type RequestFigures = {
-  direction: "→" | "←"; method: string; tool: string | undefined;
-  count: number; errors: number;
-  /** How many round trips took each time, by tenths of a millisecond, as the log writes them:
-   * a few thousand counts, however long the log, and percentiles that are exact. */
-  roundTrips: Map<number, number>;
-};
+/** Figures for one kind of request (its direction, method, and tool for tools/call), kept with
+ * the first request of the kind: how many were sent and failed, and how many round trips took
+ * each time, by tenths of a millisecond, as the log writes them: a few thousand counts, however
+ * long the log, and percentiles that are exact. */
+type RequestFigures = { request: Asked; count: number; errors: number;
+  roundTrips: Map<number, number> };
 
-/** One session's figures, from its `# start` line to the next one. */
-type SessionFigures = {
-  start: string; end: string; command: string;
-  requests: Map<string, RequestFigures>;
-  /** The follower's requests in flight, which are left unanswered at the session's end. */
-  waiting: ReadonlyMap<string, Asked>;
-  notifications: Map<string, number>;
-  messages: { "→": { count: number; bytes: number }; "←": { count: number; bytes: number } };
-  tags: Map<string, number>;
-  stderrLines: number;
-};
-
-/** A new session's figures. */
-function newFigures(start: string, command: string, session: Session): SessionFigures {
-  return {
-    start, end: start, command, requests: new Map(), waiting: session.waiting,
-    notifications: new Map(), tags: new Map(), stderrLines: 0,
-    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } },
-  };
+/** A new session's figures, from its `# start` line to the next one. `waiting` is the
+ * follower's requests in flight, which are left unanswered at the session's end. */
+function newFigures(start: string, command: string, session: Session) {
+  return { start, end: start, command, requests: new Map<string, RequestFigures>(),
+    waiting: session.waiting, notifications: new Map<string, number>(),
+    tags: new Map<string, number>(), stderrLines: 0,
+    messages: { "→": { count: 0, bytes: 0 }, "←": { count: 0, bytes: 0 } } };
 }
+
+/** One session's figures, as newFigures makes them. */
+type SessionFigures = ReturnType<typeof newFigures>;
 
 /** Adds one to a count in a map. */
 function countIn<K>(counts: Map<K, number>, key: K): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
-/** The figures of a request's kind: its direction, method and tool; made at its first count. */
-function figuresOf(session: SessionFigures, { mark, method, tool, name }: Asked): RequestFigures {
-  const key = `${mark} ${name}`;
-  const figures = session.requests.get(key) ??
-    { direction: mark, method, tool, count: 0, errors: 0, roundTrips: new Map() };
-  session.requests.set(key, figures);
-  return figures;
-}
-
-/** Counts a request under its kind, and its response's error and round trip there too. */
-function countMessage(session: SessionFigures, each: Followed, elapsed: string | undefined) {
-  const { message, request } = each;
-  if (request === undefined) return;
-  const figures = figuresOf(session, request);
-  if (message.kind === "request") figures.count += 1;
-  if (message.kind !== "response") return;
-  if (each.failed) figures.errors += 1;
-  if (elapsed !== undefined) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
-}
-
-/** Adds one event to the session it belongs to. */
+/** Adds one event to the session it belongs to: its messages, and each request under its kind
+ * (made at its first count), with its response's error and round trip there too. */
 function countEvent(session: SessionFigures, event: LogEvent, followed: readonly Followed[]) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const each of followed) {
-    const { mark, message } = each;
+  for (const { mark, message, request, failed } of followed) {
     if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? message.method : undefined;
     if (notified !== undefined) countIn(session.notifications, `${mark} ${notified}`);
-    countMessage(session, each, event.elapsed);
+    if (request === undefined) continue;
+    const key = `${request.mark} ${request.name}`;
+    const figures = session.requests.get(key) ??
+      { request, count: 0, errors: 0, roundTrips: new Map<number, number>() };
+    session.requests.set(key, figures);
+    if (message.kind === "request") figures.count += 1;
+    // Only a response fails, and only a response's line gives its round trip.
+    if (failed) figures.errors += 1;
+    if (message.kind !== "response" || event.elapsed === undefined) continue;
+    countIn(figures.roundTrips, Math.round(Number(event.elapsed) * 10));
   }
 }
 
@@ -1608,55 +1450,45 @@ function percentileOf(roundTrips: ReadonlyMap<number, number>, percent: number):
 
 /** A session's figures as plain data: the shape `wrap stats --json` prints (README). */
 function sessionJson(session: SessionFigures) {
-  const requests = [...session.requests.values()].map((figures) => ({
-    direction: figures.direction, method: figures.method, tool: figures.tool ?? null,
-    count: figures.count, errors: figures.errors,
-    p50Ms: percentileOf(figures.roundTrips, 50), p95Ms: percentileOf(figures.roundTrips, 95),
-    maxMs: percentileOf(figures.roundTrips, 100),
-  }));
+  const requests = [...session.requests.values()].map(({ request, count, errors, roundTrips }) => ({
+    direction: request.mark, method: request.method, tool: request.tool ?? null, count, errors,
+    p50Ms: percentileOf(roundTrips, 50), p95Ms: percentileOf(roundTrips, 95),
+    maxMs: percentileOf(roundTrips, 100) }));
   const notifications = [...session.notifications]
     .map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
-  return {
-    start: session.start, command: session.command,
-    lengthMs: Date.parse(session.end) - Date.parse(session.start),
-    requests, notifications, messages: session.messages,
-    unanswered: session.waiting.size, tags: Object.fromEntries(session.tags),
-    stderrLines: session.stderrLines,
-  };
+  const { start, end, command, messages, waiting, tags, stderrLines } = session;
+  return { start, command, lengthMs: Date.parse(end) - Date.parse(start), requests, notifications,
+    messages, unanswered: waiting.size, tags: Object.fromEntries(tags), stderrLines };
 }
 
-/** A figure for the text table: ms with one decimal, or a dash. */
-function ms(value: number | null): string {
-  return value === null ? "—" : value.toFixed(1);
-}
-
-/** A session's figures as text, for a person. */
+/** A session's figures as text, for a person: a table of the requests, ms with one decimal or
+ * a dash, then a line each for the notifications, the messages, and the rest. */
 function sessionText(figures: ReturnType<typeof sessionJson>, index: number): string[] {
   const seconds = (figures.lengthMs / 1000).toFixed(1);
-  const lines = [`session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`];
   const widths = [36, 6, 7, 8, 8, 8];
-  const cells = (row: string[]) => {
-    return `  ${row.map((cell, at) => (at === 0 ? cell.padEnd(widths[at] ?? 0) :
-      cell.padStart(widths[at] ?? 0))).join("")}`;
-  };
-  lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
-  for (const each of figures.requests) {
-    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+  const cells = (row: string[]) => `  ${row.map((cell, at) =>
+    (at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0))).join("")}`;
+  const ms = (value: number | null) => (value === null ? "—" : value.toFixed(1));
+  const requests = figures.requests.map((each) => {
+    const name = words(each.direction, each.method, each.tool ?? undefined);
     const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
-    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
-  }
+    return cells([label(name, 36), String(each.count), String(each.errors), ...times]);
+  });
   const listed = (items: string[]) => (items.length === 0 ? "none" : items.join(" · "));
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  lines.push(`  notifications: ${listed(notes)}`);
-  const way = (mark: "→" | "←") => {
-    const { count, bytes } = figures.messages[mark];
-    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
-  };
-  lines.push(`  messages: ${way("→")} · ${way("←")}`);
+  // Each direction in turn, → then ←, as sessionJson has them.
+  const ways = Object.entries(figures.messages)
+    .map(([mark, { count, bytes }]) => `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
-  lines.push(`  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines}` +
-    ` · tags: ${listed(tags)}`);
-  return lines;
+  return [
+    `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
+    cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
+    ...requests,
+    `  notifications: ${listed(notes)}`,
+    `  messages: ${ways.join(" · ")}`,
+    `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines}` +
+      ` · tags: ${listed(tags)}`,
+  ];
 }
 
 /** wrap stats: prints a log's figures, as text or as JSON. */
@@ -1664,7 +1496,7 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
   const all: SessionFigures[] = [];
   const session = newSession();
   let figures: SessionFigures | undefined;
-  const count = (events: readonly LogEvent[]) => {
+  const { skipped } = await readEvents(logPath, LOG_START, true, false, (events) => {
     for (const event of events) {
       const followed = follow(session, event);
       // A session starts at its `# start` note; a log that starts mid-session, at its first event.
@@ -1674,9 +1506,7 @@ async function stats({ logPath, values }: CommandLine): Promise<void> {
       }
       countEvent(figures, event, followed);
     }
-  };
-  const { skipped } = await readEvents(logPath, LOG_START, true, false, count)
-    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  }).catch((error: unknown) => cannot(`read ${logPath}`, error));
   const sessions = all.map(sessionJson);
   // printable keeps JSON valid JSON: it escapes only characters a JSON string may escape.
   if (values.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}\n`);
@@ -1816,38 +1646,25 @@ function offersModern(result: unknown): boolean {
 function reviewMessage(review: Review, { mark, message, request }: Followed, event: LogEvent) {
   if (mark === "←" && message.kind === "other" && review.listed) review.noise ??= review.line;
   if (mark !== "←" || message.kind !== "response") return;
-  const [result, method] = [message.result, request?.method];
+  const [result, method, called] = [message.result, request?.method, request?.tool];
   // Every session opens with one of these two (basic/lifecycle; 2026-07-28 basic/versioning).
   const opening = method === "initialize" || method === "server/discover";
   if (opening) review.slowestMs = Math.max(review.slowestMs, Number(event.elapsed ?? 0));
   // An error, or a result that does not offer it, leaves a client in the handshake era.
-  if (method === "server/discover" && !offersModern(result)) {
-    judge(review, { refused: true }, "server/discover's answer");
-  }
+  const refused = method === "server/discover" && !offersModern(result);
+  if (refused) judge(review, { refused }, "server/discover's answer");
   if (result === undefined) return;
-  const server = dig(result, "serverInfo", "name") ??
-    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server;
-  review.server = String(server);
-  if (method === "tools/call") judge(review, { result }, `a result of "${request?.tool}"`,
-    request?.tool);
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  review.server = String(dig(result, "serverInfo", "name") ??
+    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server);
+  if (method === "tools/call") judge(review, { result }, `a result of "${called}"`, called);
+  if (method !== "tools/list") return;
+  const tools = [dig(result, "tools")].flat().filter(isRecord);
   const names = tools.map((tool) => String(dig(tool, "name")));
-  for (const [index, name] of names.entries()) {
-    judge(review, { name, tool: tools[index], names, server: review.server }, `tool "${name}"`,
-      name);
+  for (const tool of tools) {
+    const name = String(dig(tool, "name"));
+    judge(review, { name, tool, names, server: review.server }, `tool "${name}"`, name);
   }
-  if (method === "tools/list") Object.assign(review, { listed: true, everListed: true });
-}
-
-/** Reviews some lines of the log; a start note begins a session, whose tools are not listed. */
-function reviewLines(review: Review, lines: readonly string[]): void {
-  for (const text of lines) {
-    review.line += 1;
-    const event = parseEvent(text);
-    if (event === undefined) continue;
-    if (startedCommand(event) !== undefined) review.listed = false;
-    for (const followed of follow(review.session, event)) reviewMessage(review, followed, event);
-  }
+  Object.assign(review, { listed: true, everListed: true });
 }
 
 /** Reviews a whole log, then what its sessions showed as a whole: what each CLI would do. */
@@ -1855,10 +1672,17 @@ async function review(logPath: string): Promise<Review["found"]> {
   const found = new Map(CLIENT_KEYS.map((client) => [client, new Map<string, Finding>()]));
   const read: Review = { session: newSession(), line: 0, server: "", slowestMs: 0,
     listed: false, everListed: false, found };
-  // A slice read ends with "\n", after which split leaves an empty string: no line.
-  const whole = (lines: string[]) => (lines.at(-1) === "" ? lines.slice(0, -1) : lines);
-  await readLines(logPath, LOG_START, true, (lines) => reviewLines(read, whole(lines)))
-    .catch((error: unknown) => cannot(`read ${logPath}`, error));
+  await readLines(logPath, LOG_START, true, (lines) => {
+    // A slice read ends with "\n", after which split leaves an empty string: no line.
+    for (const text of lines.at(-1) === "" ? lines.slice(0, -1) : lines) {
+      read.line += 1;
+      const event = parseEvent(text);
+      if (event === undefined) continue;
+      // A start note begins a session, whose tools are not listed yet.
+      if (startedCommand(event) !== undefined) read.listed = false;
+      for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
+    }
+  }).catch((error: unknown) => cannot(`read ${logPath}`, error));
   const seconds = (read.slowestMs / 1_000).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
@@ -1872,11 +1696,12 @@ async function review(logPath: string): Promise<Review["found"]> {
  * Qwen Code initializes 2025-11-25. */
 const OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]] as const;
 
-/** Who check says it is, and the `_meta` of its 2026-07-28 requests (basic/index §_meta). */
+/** Who check says it is, and the params of its 2026-07-28 requests: their `_meta` alone
+ * (basic/index §_meta). */
 const CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
-const MODERN_META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+const META_PARAMS = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
-  "io.modelcontextprotocol/clientCapabilities": {} };
+  "io.modelcontextprotocol/clientCapabilities": {} } };
 
 /** Sends the server a message, and waits for the result of a request; undefined if none came. */
 async function ask(server: Replay, message: { id?: number; method: string; params?: object }) {
@@ -1889,16 +1714,15 @@ async function ask(server: Replay, message: { id?: number; method: string; param
 /** Runs the server under wrap, which logs it all, and opens it as some CLIs do: it lists the
  * tools, waits half a second for stray stdout, then ends it as a client does. No tool is called. */
 async function openAs(line: CommandLine, [version, probe]: (typeof OPENINGS)[number]) {
-  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const server = startReplay({ ...line, command: process.execPath,
-    args: [...wrap, "--", line.command, ...line.args] });
-  const meta = { _meta: MODERN_META };
+  // The server runs under this very wrap, with this node's flags, logging to the log.
+  const server = startReplay({ ...line, command: process.execPath, args: [...process.execArgv,
+    fileURLToPath(import.meta.url), "--log", line.logPath, "--", line.command, ...line.args] });
   const modern = probe && offersModern(await ask(server, { id: 0, method: "server/discover",
-    params: meta }));
+    params: META_PARAMS }));
   const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
   const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== undefined;
   if (!modern) await ask(server, { method: "notifications/initialized" });
-  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
@@ -1929,7 +1753,7 @@ async function check(line: CommandLine): Promise<void> {
   });
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
   process.stdout.write(`${printable(values.json === true ? json : rows.join("\n"))}\n`);
-  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath}\n`));
+  if (runs) warn(`check recorded it in ${logPath}`);
 }
 
 // ---- The command line: record (the default), or read a log back ----
@@ -1945,21 +1769,18 @@ const OPTIONS = {
 /** The recorder's words: it has no name, and runs the command that follows its options. */
 const RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
 
-/** How a reader's words end when it runs the command after `--`, as replay does. */
-const RUNS_COMMAND = "-- COMMAND [ARGS...]";
-
 /** The readers, one row each, by the word that names them: the command table. A reader's
  * usage is the words after its name, which name the options it takes; its function is all it
  * does. */
 const READERS = new Map<string, { usage: string; run: (line: CommandLine) => Promise<void> }>([
   ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
-  ["replay", { usage: `[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG ${RUNS_COMMAND}`,
-    run: replay }],
+  ["replay", { run: replay,
+    usage: "[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]" }],
   ["redact", { usage: "WIRE_LOG", run: redact }],
   ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
   ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
-  ["check", { usage: `[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] ${RUNS_COMMAND}`,
-    run: check }],
+  ["check", { run: check,
+    usage: "[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] -- COMMAND [ARGS...]" }],
 ]);
 
 /** What --help prints: the recorder's words, then each reader's. */
@@ -1975,10 +1796,11 @@ const MISUSE = 2;
 /** The longest --timeout: what both setTimeout and AbortSignal.timeout take (2^31 - 1 ms). */
 const LONGEST_TIMEOUT_MS = 2_147_483_647;
 
-/** A command line wrap cannot read: the usage, on stderr, since it is a mistake. */
-function misuse(): never {
-  process.stderr.write(USAGE);
-  process.exit(MISUSE);
+/** Prints the usage and exits: on stdout with 0 when asked for (--help), since it is an
+ * answer, and on stderr with MISUSE for a command line wrap cannot read, since it is a mistake. */
+function exitWithUsage(to: NodeJS.WriteStream, exitCode: number): never {
+  to.write(USAGE);
+  process.exit(exitCode);
 }
 
 /** A file a reader cannot read or write: one plain line, no stack, and exit code 1. */
@@ -1989,10 +1811,7 @@ function cannot(what: string, error: unknown): never {
 
 const argv = process.argv.slice(2);
 const here = dirname(fileURLToPath(import.meta.url));
-if (argv.length === 1 && argv[0] === "--help") {
-  process.stdout.write(USAGE); // An answer, so on stdout.
-  process.exit(0);
-}
+if (argv.length === 1 && argv[0] === "--help") exitWithUsage(process.stdout, 0);
 // wrap's own words come first. A reader's name starts a reader, which runs a command only after
 // `--` (replay). Any other word starts the command to record, its words its own, as with env,
 // nohup and time; `--` may mark where it starts. No command at all: server.mjs beside wrap.
@@ -2009,10 +1828,9 @@ const [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs
 // parseArgs throws on an unknown option, or an option without its value.
 const config = { args: ownWords, options: OPTIONS, allowPositionals: true } as const;
 const parsed = attempt(() => parseArgs(config));
-if (parsed === undefined) misuse();
-const { values } = parsed;
+if (parsed === undefined) exitWithUsage(process.stderr, MISUSE);
 // The first positional is the reader's name: a reader reads one log, and takes no other word.
-const [logPath, ...extra] = parsed.positionals.slice(1);
+const { values, positionals: [, logPath, ...extra] } = parsed;
 // A command takes the options its words name: recording, --log alone.
 const usage = reader?.usage ?? RECORDING;
 const takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
@@ -2022,19 +1840,18 @@ const foreignOption = Object.keys(values).some((option) => !takes.includes(optio
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-// A reader that runs a command (replay) needs it after `--`; the other readers run none. One
-// whose usage offers two forms (check: `WIRE_LOG | ... -- COMMAND`) takes a log or a command.
-const runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
-const eitherForm = reader?.usage.includes(" | ") === true;
-const commandMisplaced = reader !== undefined && (eitherForm
-  ? (logPath === undefined) === (split === -1) : runsCommand ? split === -1 : split !== -1);
-const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
+// A command's usage is the form of its words, or two forms (check: `WIRE_LOG | ... -- COMMAND`):
+// a log or none, a command or none; the words must take one. The recorder runs a command
+// (server.mjs when none is named), replay reads a log and runs a command after `--`, check does
+// one of the two (it records its own log from its command), and the other readers read a log.
+const forms = usage.split(" | ");
+const inForm = forms.some((form) => form.includes("WIRE_LOG") === (logPath !== undefined) &&
+  form.includes("COMMAND") === (split !== -1));
+const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || !inForm;
 // No command: `--` with nothing after it.
-if (wrong || command === undefined) misuse();
+if (wrong || command === undefined) exitWithUsage(process.stderr, MISUSE);
 if (reader === undefined) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (logPath === undefined && !eitherForm) {
-  misuse(); // Every reader reads one log; check records its own, from its command.
 } else {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));

@@ -21,10 +21,9 @@ function classify(value) {
   if (!isRecord(value) || Array.isArray(value) || value.jsonrpc !== "2.0") return { kind: "other" };
   const { id, method, params, result, error } = value;
   const validId = typeof id === "string" || typeof id === "number";
-  if (typeof method === "string" && validId) return { kind: "request", id, method, params };
-  if (typeof method === "string" && id === void 0) {
-    return { kind: "notification", method, params };
-  }
+  const hasMethod = typeof method === "string";
+  if (hasMethod && validId) return { kind: "request", id, method, params };
+  if (hasMethod && id === void 0) return { kind: "notification", method, params };
   const answers = result !== void 0 !== (error !== void 0);
   if (answers && (validId || id === null)) return { kind: "response", id, result, error };
   return { kind: "other" };
@@ -40,7 +39,7 @@ function messagesOf(text) {
   const value = attempt(() => JSON.parse(text));
   return Array.isArray(value) && value.length > 0 ? value.map(classify) : [classify(value)];
 }
-var UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+var UNPRINTABLE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 function printable(text) {
   const escaped = (found) => `\\u${found.charCodeAt(0).toString(16).padStart(4, "0")}`;
   return text.replace(UNPRINTABLE, escaped);
@@ -84,52 +83,38 @@ function parseEvent(line) {
   if (head === null || mark === void 0) return void 0;
   const text = line.slice(head[0].length);
   const notes = head[3] ?? "";
-  const found = notes === "" ? [] : notes.matchAll(/\[(.+?)\] /g);
-  const tags = Array.from(found, ([, tag]) => tag ?? "");
+  const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? void 0 : /\((\S+) ms\) /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  const time = line.slice(0, line.indexOf(" "));
-  return { time, mark, elapsed, tags, text, messages };
+  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
 }
 function startedCommand(event) {
-  const start = event.mark === "#" ? /^start pid \d+: /.exec(event.text) : null;
-  return start === null ? void 0 : event.text.slice(start[0].length);
+  return event.mark === "#" ? /^start pid \d+: (.*)/s.exec(event.text)?.[1] : void 0;
 }
 var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
-var CR = 13;
 var NEWLINE = Buffer.from("\n");
-function splitLines(unended, chunk) {
-  const lines = [];
-  let start = 0;
-  for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-    keep(unended, chunk.subarray(start, end));
-    lines.push(ended(unended));
+function chunkEvents(tap, { mark, chunk, now }) {
+  for (let start = 0; start < chunk.length; ) {
+    const end = chunk.indexOf(10, start);
+    const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
+    const unended = tap.unended[mark];
+    const room = LONGEST_LOGGED - unended.size;
+    if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+    unended.size += piece.length;
+    if (end === -1) return;
+    lineEvent(tap, mark, now);
     start = end + 1;
   }
-  if (start < chunk.length) keep(unended, chunk.subarray(start));
-  return lines;
 }
-function keep(unended, piece) {
-  const room = LONGEST_LOGGED - unended.size;
-  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
-  unended.size += piece.length;
-}
-function ended(unended) {
-  const [first] = unended.pieces;
-  const single = unended.pieces.length === 1 && first !== void 0;
-  const line = { kept: single ? first : Buffer.concat(unended.pieces), size: unended.size };
-  unended.pieces = [];
-  unended.size = 0;
-  return line;
-}
-function annotate(tap, mark, line, now) {
+function annotate(tap, mark, kept, size, now) {
+  if (size > kept.length) return notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
   const tags = /* @__PURE__ */ new Set();
   let elapsed;
-  if (line.length > LARGE_LINE) tags.add("bytes");
-  if (!isUtf8(line)) tags.add("not UTF-8");
-  if (line[line.length - 1] === CR) tags.add("CRLF");
-  for (const message of messagesOf(line.toString())) {
+  if (size > LARGE_LINE) tags.add("bytes");
+  if (!isUtf8(kept)) tags.add("not UTF-8");
+  if (kept[size - 1] === 13) tags.add("CRLF");
+  for (const message of messagesOf(kept.toString())) {
     if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
     if (message.kind === "response" && message.id !== null) {
       const key = pairKey(OPPOSITE[mark], message.id);
@@ -140,84 +125,50 @@ function annotate(tap, mark, line, now) {
     }
     if (message.kind === "other") tags.add("not JSON-RPC");
   }
-  return notesShown(elapsed, tags, line.length);
+  return notesShown(elapsed, tags, size);
 }
 function pend(tap, key, method, now, tags) {
   if (tap.pending.has(key)) {
     tags.add("id in use");
   } else if (keepPending(tap.pending, key, { method, sentAt: now }) && !tap.overflowed) {
     tap.overflowed = true;
-    tap.notes.push(`over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
+    noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
   }
 }
-function pollutionWarning(line) {
-  const text = line.subarray(0, 256).toString();
-  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
-  return [
-    `the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
-    "MCP clients skip such a line or close the connection; a server logs to stderr"
-  ];
-}
-function newTap() {
-  const unended = {
-    "→": { pieces: [], size: 0 },
-    "←": { pieces: [], size: 0 },
-    "!": { pieces: [], size: 0 }
-  };
-  return {
-    unended,
-    pending: /* @__PURE__ */ new Map(),
-    overflowed: false,
-    polluted: false,
-    notes: [],
-    warnings: [],
-    clock: { ms: 0, time: "" }
-  };
-}
-function lineEvent(tap, mark, line, now, events) {
-  const { kept, size } = line;
-  let notes = [];
+function lineEvent(tap, mark, now) {
+  const { pieces, size } = tap.unended[mark];
+  tap.unended[mark] = { pieces: [], size: 0 };
+  const kept = pieces.length === 1 && pieces[0] !== void 0 ? pieces[0] : Buffer.concat(pieces);
   if (size > kept.length) {
-    tap.notes.push(`the next ${mark} line is cut: the log keeps ${kept.length} of ${size} bytes`);
-    if (mark !== "!") notes = notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
-  } else if (mark !== "!") {
-    notes = annotate(tap, mark, kept, now);
+    const keeps = `the log keeps ${kept.length} of ${size} bytes`;
+    noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
+  const notes = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
-    tap.warnings.push(...pollutionWarning(kept));
+    const text = kept.subarray(0, 256).toString();
+    const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+    tap.warnings.push(
+      `the server wrote a line to stdout that is not JSON-RPC: ${shown}`,
+      "MCP clients skip such a line or close the connection; a server logs to stderr"
+    );
   }
-  const time = timeOf(tap, now);
-  while (tap.notes.length > 0) events.push(Buffer.from(`${time} # ${tap.notes.shift()}
-`));
-  const start = String.fromCharCode(kept[0] ?? 0, kept[1] ?? 0);
-  const barred = mark !== "!" && LOOKS_LIKE_NOTE.test(start);
-  const bar = barred ? ["|"] : [];
-  events.push(Buffer.from(`${[time, mark, ...notes, ...bar].join(" ")} `), kept, NEWLINE);
+  if (mark !== "!" && LOOKS_LIKE_NOTE.test(kept.toString("latin1", 0, 2))) notes.push("|");
+  tap.events.push(Buffer.from(`${[timeOf(tap, now), mark, ...notes].join(" ")} `), kept, NEWLINE);
 }
 function timeOf(tap, now) {
-  const ms2 = Math.floor(performance.timeOrigin + now);
-  if (ms2 !== tap.clock.ms) tap.clock = { ms: ms2, time: new Date(ms2).toISOString() };
+  const ms = Math.floor(performance.timeOrigin + now);
+  if (ms !== tap.clock.ms) tap.clock = { ms, time: new Date(ms).toISOString() };
   return tap.clock.time;
 }
-function eventsOf(tap, crossing, events) {
-  if (crossing.kind === "note") {
-    const text = crossing.text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
-    events.push(Buffer.from(`${timeOf(tap, crossing.now)} # ${text}
+function noteEvent(tap, now, text) {
+  const oneLine = text.replaceAll("\n", "\\n").replaceAll("\r", "\\r");
+  tap.events.push(Buffer.from(`${timeOf(tap, now)} # ${oneLine}
 `));
-    return;
-  }
-  const { mark, now } = crossing;
-  const unended = tap.unended[mark];
-  const lines = crossing.kind === "chunk" ? splitLines(unended, crossing.chunk) : [];
-  if (crossing.kind === "end" && unended.size > 0) lines.push(ended(unended));
-  for (const line of lines) lineEvent(tap, mark, line, now, events);
 }
-function unansweredNotes(tap, now) {
-  return Array.from(tap.pending, ([key, request]) => {
-    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
-    return `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`;
-  });
+function eventsOf(tap, crossing) {
+  if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
+  if (tap.unended[crossing.mark].size > 0) lineEvent(tap, crossing.mark, crossing.now);
 }
 var AT_ONCE_MAX = 16384;
 var QUIET_MS = 5;
@@ -225,32 +176,35 @@ var MAX_BEHIND = 16 * 1048576;
 var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
 function openLog(logPath2) {
-  return {
-    path: logPath2,
-    fd: void 0,
-    closed: false,
-    tap: newTap(),
-    unread: [],
-    behind: 0,
-    waiting: false,
-    paused: []
+  const tap = {
+    unended: {
+      "→": { pieces: [], size: 0 },
+      "←": { pieces: [], size: 0 },
+      "!": { pieces: [], size: 0 }
+    },
+    pending: /* @__PURE__ */ new Map(),
+    overflowed: false,
+    polluted: false,
+    events: [],
+    warnings: [],
+    clock: { ms: 0, time: "" }
   };
+  return { path: logPath2, closed: false, tap, unread: [], behind: 0, paused: [] };
 }
-function catchUp(writer, bytes) {
+function catchUp(writer) {
   const { tap, unread, paused } = writer;
-  const events = [];
   let count = 0;
-  for (let read = 0; count < unread.length && read < bytes; count += 1) {
+  for (let read = 0; count < unread.length && read < SLICE; count += 1) {
     const crossing = unread[count];
     if (crossing?.kind === "chunk") read += crossing.chunk.length;
     if (crossing?.kind === "chunk") writer.behind -= crossing.chunk.length;
-    if (crossing !== void 0) eventsOf(tap, crossing, events);
+    if (crossing !== void 0) eventsOf(tap, crossing);
   }
   unread.splice(0, count);
   while (paused.length > 0 && writer.behind <= MAX_BEHIND / 2) paused.pop()?.resume();
   while (tap.warnings.length > 0) warn(tap.warnings.shift() ?? "");
-  if (writer.closed || events.length === 0) return;
-  const written = Buffer.concat(events);
+  const written = Buffer.concat(tap.events.splice(0));
+  if (writer.closed || written.length === 0) return;
   try {
     writer.fd ??= openSync(writer.path, "a", 384);
     for (let at = 0; at < written.length; ) at += writeSync(writer.fd, written, at);
@@ -264,17 +218,17 @@ function isBurst(crossing) {
   if (crossing.kind !== "chunk" || crossing.chunk.length < AT_ONCE_MAX) return false;
   return crossing.chunk.indexOf(10) !== crossing.chunk.lastIndexOf(10);
 }
-function logLater(writer, crossing) {
+function logLater(writer, crossing, from) {
   writer.unread.push(crossing);
   if (crossing.kind === "chunk") writer.behind += crossing.chunk.length;
-  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer, Infinity);
-  if (writer.waiting) return;
-  writer.waiting = true;
-  setTimeout(whenQuiet, QUIET_MS, writer);
+  if (writer.unread.length === 1 && !isBurst(crossing)) return catchUp(writer);
+  if (crossing.kind === "chunk" && writer.behind > MAX_BEHIND) writer.paused.push(from.pause());
+  writer.timer ??= setTimeout(whenQuiet, QUIET_MS, writer);
 }
 function note(writer, text) {
-  writer.unread.push({ kind: "note", text, now: performance.now() });
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
+  while (writer.unread.length > 0) catchUp(writer);
+  noteEvent(writer.tap, performance.now(), text);
+  catchUp(writer);
 }
 function whenQuiet(writer) {
   const { unread } = writer;
@@ -282,15 +236,15 @@ function whenQuiet(writer) {
   const quiet = now - (unread.at(-1)?.now ?? 0) >= QUIET_MS;
   const late = now - (unread[0]?.now ?? now) > MAX_DELAY_MS;
   const due = quiet || late || writer.behind > MAX_BEHIND;
-  if (due) catchUp(writer, SLICE);
-  writer.waiting = unread.length > 0;
-  if (writer.waiting) setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer);
+  if (due) catchUp(writer);
+  writer.timer = unread.length > 0 ? setTimeout(whenQuiet, due ? 0 : QUIET_MS, writer) : void 0;
 }
 function closeLog(writer, last) {
-  while (writer.unread.length > 0) catchUp(writer, SLICE);
+  while (writer.unread.length > 0) catchUp(writer);
   const now = performance.now();
-  for (const text of unansweredNotes(writer.tap, now)) {
-    writer.unread.push({ kind: "note", text, now });
+  for (const [key, request] of writer.tap.pending) {
+    const waited = `waited ${(now - request.sentAt).toFixed(1)} ms`;
+    noteEvent(writer.tap, now, `unanswered ${key} ${JSON.stringify(request.method)} (${waited})`);
   }
   note(writer, last);
   writer.closed = true;
@@ -315,18 +269,15 @@ function spawned(command2, start, noted = () => {
     return failed(error);
   }
 }
-function relay(plumbing, from, to, mark, end) {
+function relay(plumbing, from, to, mark) {
   const { writer } = plumbing;
-  from.pipe(to, { end });
+  from.pipe(to, { end: mark !== "!" });
   const log = (chunk) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() });
-    if (writer.behind <= MAX_BEHIND) return;
-    from.pause();
-    writer.paused.push(from);
+    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() }, from);
   };
   if (mark === "←") from.prependListener("data", log);
   else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }));
+  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }, from));
   to.on("error", (error) => {
     note(writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
@@ -338,25 +289,8 @@ function stop(plumbing, signal, why) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   note(writer, `${why}: sending ${signal}`);
   child.kill(signal);
-  if (signal === "SIGKILL") return;
   const still = `still running ${KILL_AFTER_MS} ms after ${signal}`;
-  setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
-}
-async function finish(plumbing, code, last) {
-  closeLog(plumbing.writer, last);
-  await new Promise((resolve) => process.stdout.write("", () => resolve()));
-  process.exit(code);
-}
-function watchServer(plumbing) {
-  const { child } = plumbing;
-  child.on("exit", () => setTimeout(() => {
-    child.stdout.push(null);
-    child.stderr.push(null);
-  }, PIPES_GRACE_MS));
-  child.on("close", (code, signal) => {
-    const exitCode = signal === null ? code ?? 0 : 128 + constants.signals[signal];
-    void finish(plumbing, exitCode, exitNote(code, signal));
-  });
+  if (signal !== "SIGKILL") setTimeout(() => stop(plumbing, "SIGKILL", still), KILL_AFTER_MS);
 }
 function watchClient(plumbing) {
   process.stdin.on("end", () => note(plumbing.writer, "end of input"));
@@ -368,8 +302,7 @@ function watchClient(plumbing) {
     if (process.ppid === parent) return;
     clearInterval(watch2);
     stop(plumbing, "SIGTERM", `the client is gone: its pid ${parent} exited`);
-  }, PARENT_CHECK_MS);
-  watch2.unref();
+  }, PARENT_CHECK_MS).unref();
 }
 function proxy(command2, args2, logPath2) {
   const writer = openLog(logPath2);
@@ -380,10 +313,17 @@ function proxy(command2, args2, logPath2) {
   );
   const plumbing = { child, writer };
   if (child.pid !== void 0) note(writer, startNote(child.pid, [command2, ...args2].join(" ")));
-  watchServer(plumbing);
-  relay(plumbing, process.stdin, child.stdin, "→", true);
-  relay(plumbing, child.stdout, process.stdout, "←", true);
-  relay(plumbing, child.stderr, process.stderr, "!", false);
+  child.on("exit", () => setTimeout(() => {
+    for (const pipe of [child.stdout, child.stderr]) pipe.push(null);
+  }, PIPES_GRACE_MS));
+  child.on("close", async (code, signal) => {
+    closeLog(writer, exitNote(code, signal));
+    await new Promise((resolve) => process.stdout.write("", () => resolve()));
+    process.exit(signal === null ? code ?? 0 : 128 + constants.signals[signal]);
+  });
+  relay(plumbing, process.stdin, child.stdin, "→");
+  relay(plumbing, child.stdout, process.stdout, "←");
+  relay(plumbing, child.stderr, process.stderr, "!");
   watchClient(plumbing);
 }
 function dig(value, ...keys) {
@@ -411,10 +351,9 @@ async function readLines(path, from, toEnd, read) {
       heldBytes += bytesRead;
       if (end === 0) continue;
       const ending = slice.subarray(cut ? slice.indexOf(10) : 0, end);
-      const lines = Buffer.concat([...held, ending]).toString().split("\n");
+      await read(Buffer.concat([...held, ending]).toString().split("\n"));
       held = [slice.subarray(end, bytesRead)];
       heldBytes = bytesRead - end;
-      await read(lines);
     }
   } finally {
     await file.close();
@@ -436,8 +375,8 @@ async function print(text, asIs = false) {
   if (process.stdout.write(asIs ? text : printable(text))) return;
   await once(process.stdout, "drain");
 }
-function newSession() {
-  return { start: void 0, waiting: /* @__PURE__ */ new Map(), next: /* @__PURE__ */ new Map() };
+function newSession(start) {
+  return { start, waiting: /* @__PURE__ */ new Map(), next: /* @__PURE__ */ new Map() };
 }
 function elicitationMessage(method, params) {
   const message = dig(params, "message");
@@ -482,14 +421,13 @@ function followResponse(session, mark, message) {
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");
-  const round = request?.round;
   const asks = inputRequestsOf(message.result) !== void 0 && typeof state === "string";
-  if (asks && round !== void 0) keepPending(session.next, state, round + 1);
+  if (asks && request?.round !== void 0) keepPending(session.next, state, request.round + 1);
   const failed = message.error !== void 0 || dig(message.result, "isError") === true;
   return { mark, message, request, place: void 0, failed };
 }
 function follow(session, event) {
-  if (startedCommand(event) !== void 0) Object.assign(session, newSession(), { start: event });
+  if (startedCommand(event) !== void 0) Object.assign(session, newSession(event));
   const { mark } = event;
   if (mark !== "→" && mark !== "←") return [];
   return event.messages.map((message) => {
@@ -515,12 +453,11 @@ function isSecretKey(key) {
   return SECRET_KEY.test(key) && key !== "progressToken";
 }
 function redactString(text) {
-  let redacted = text.replace(SECRET_PAIR, (_, name, between, value) => {
+  const named = text.replace(SECRET_PAIR, (_, name, between, value) => {
     const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
     return `${name}${between}${quote}${REDACTED}${quote}`;
   });
-  for (const shape of SECRET_SHAPES) redacted = redacted.replace(shape, REDACTED);
-  return redacted;
+  return SECRET_SHAPES.reduce((redacted, shape) => redacted.replace(shape, REDACTED), named);
 }
 function hideSecret(key, value) {
   if (isSecretKey(key)) return REDACTED;
@@ -586,39 +523,34 @@ function describe({ message, request, place }, text) {
 function statements(event, followed) {
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
-  const arrows = followed.map((each) => {
+  return [...followed.map((each) => {
     const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
-    const said = describe(each, event.text);
-    const timed = each.message.kind === "response" && event.elapsed !== void 0;
-    const text = timed ? `${event.elapsed} ms ${said}` : said;
+    const elapsed = each.message.kind === "response" ? event.elapsed : void 0;
+    const text = words(elapsed && `${elapsed} ms`, describe(each, event.text));
     return `${from}${ARROWS[each.message.kind]}${to}: ${label(text, 50)}`;
-  });
-  return [...arrows, ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
+  }), ...event.tags.map((tag) => `Note over C,S: ${label(tag, 30)}`)];
 }
 function diagramHead({ client, server, command: command2 }) {
-  const firstWords = command2?.split(" ").slice(0, 2) ?? ["server"];
-  const named = firstWords.map((word) => word.split("/").at(-1)).join(" ");
+  const named = command2?.split(" ").slice(0, 2).map((word) => word.split("/").at(-1)).join(" ");
   return [
     "sequenceDiagram",
     `participant C as ${label(client ?? "client", 40)}`,
-    `participant S as ${label(server ?? named, 40)}`
+    `participant S as ${label(server ?? named ?? "server", 40)}`
   ];
 }
 async function writeDiagram({ logPath: logPath2, values: values2 }) {
-  const { out } = values2;
-  const failed = (error) => cannot(`write ${out}`, error);
-  const file = out === void 0 ? void 0 : await open(out, "w").catch(failed);
+  const failed = (error) => cannot(`write ${values2.out}`, error);
+  const file = values2.out === void 0 ? void 0 : await open(values2.out, "w").catch(failed);
   const session = newSession();
   const sides = {};
-  let part = [];
+  const part = [];
   let size = 0;
   let parts = 0;
   const flush = (last) => {
     parts += 1;
     const title = parts > 1 || !last ? [`Part ${parts}`, ""] : [];
-    const joint = parts > 1 ? [`Note over C,S: part ${parts}, continued from part ${parts - 1}`] : [];
-    const block = [...title, "```mermaid", ...diagramHead(sides), ...joint, ...part, "```", ""];
-    part = [];
+    const block = [...title, "```mermaid", ...diagramHead(sides), ...part.splice(0), "```", ""];
+    if (!last) part.push(`Note over C,S: part ${parts + 1}, continued from part ${parts}`);
     size = 0;
     const text = `${block.join("\n")}${last ? "" : "\n"}`;
     return file === void 0 ? print(text) : file.write(text).catch(failed);
@@ -648,8 +580,7 @@ function differences(expected, actual, path, ignore) {
     const keys = /* @__PURE__ */ new Set([...Object.keys(expected), ...Object.keys(actual)]);
     return [...keys].flatMap((key) => differences(dig(expected, key), dig(actual, key), [...path, key], ignore));
   }
-  if (JSON.stringify(expected) === JSON.stringify(actual)) return [];
-  return [{ path, expected, actual }];
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [{ path, expected, actual }];
 }
 function brief(value, redact2) {
   if (value === void 0) return "nothing";
@@ -658,74 +589,67 @@ function brief(value, redact2) {
 }
 function around(text, at) {
   const from = Math.max(0, at - AROUND);
-  const to = Math.min(text.length, at + AROUND);
-  const before = from > 0 ? "…" : "";
-  const after = to < text.length ? "…" : "";
-  return `${before}${JSON.stringify(text.slice(from, to))}${after}`;
+  const shown = JSON.stringify(text.slice(from, at + AROUND));
+  return `${from > 0 ? "…" : ""}${shown}${at + AROUND < text.length ? "…" : ""}`;
 }
 function describeDifference({ path, expected, actual }, redact2) {
   const where = path.length === 0 ? "(the whole message)" : path.join(".");
-  const secret = redact2 && path.some(isSecretKey);
-  if (secret) return `${where}: differs, in a redacted value`;
+  const hidden = `${where}: differs, in a redacted value`;
+  if (redact2 && path.some(isSecretKey)) return hidden;
   if (typeof expected !== "string" || typeof actual !== "string") {
     return `${where}: expected ${brief(expected, redact2)}, got ${brief(actual, redact2)}`;
   }
   const shownExpected = redact2 ? redactString(expected) : expected;
   const shownActual = redact2 ? redactString(actual) : actual;
-  if (shownExpected === shownActual) return `${where}: differs, in a redacted value`;
+  if (shownExpected === shownActual) return hidden;
   let at = 0;
   while (shownExpected[at] === shownActual[at]) at += 1;
   return `${where}: strings part at character ${at}: expected ${around(shownExpected, at)}, got ${around(shownActual, at)}`;
 }
 function report(name, found, redact2) {
-  const line = (one) => `  ${describeDifference(one, redact2)}`;
-  const shown = found.slice(0, REPORT_LINES - 2).map(line);
+  const shown = found.slice(0, REPORT_LINES - 2).map((one) => describeDifference(one, redact2));
   const more = found.length - shown.length;
-  if (more > 0) shown.push(`  (${more} more)`);
-  const text = [`✗ ${name}`, ...shown].join("\n");
-  const short = text.length > REPORT_CHARACTERS;
-  return short ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
+  if (more > 0) shown.push(`(${more} more)`);
+  const text = [`✗ ${name}`, ...shown].join("\n  ");
+  return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
-var REQUEST_STATE_PATH = ["result", "requestState"];
 function startReplay(line) {
-  const { command: command2, args: args2, values: values2 } = line;
-  const server = spawned(command2, () => spawn(command2, args2, { stdio: ["pipe", "pipe", "inherit"] }));
+  const server = spawned(line.command, () => spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
   server.stdin.on("error", () => {
   });
   const exited = new AbortController();
   server.on("close", () => exited.abort());
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const ignore = (values2.ignore ?? []).map((path) => path.split("."));
-  const replay2 = {
-    server,
-    lines: createInterface({ input: server.stdout }),
-    responses: [],
-    requested: /* @__PURE__ */ new Set(),
-    exited: exited.signal,
-    states: /* @__PURE__ */ new Map(),
-    ignored: [...ignore, REQUEST_STATE_PATH],
-    timeoutMs: line.timeoutMs,
-    redact: values2["no-redact"] !== true,
-    tally: { match: 0, differ: 0, missing: 0 }
-  };
-  replay2.lines.on("line", (text) => {
+  const responses = [];
+  const requested = /* @__PURE__ */ new Set();
+  const lines = createInterface({ input: server.stdout });
+  lines.on("line", (text) => {
     for (const message of messagesOf(text)) {
-      if (message.kind === "response") replay2.responses.push(message);
-      if (message.kind === "request") replay2.requested.add(JSON.stringify(message.id));
+      if (message.kind === "response") responses.push(message);
+      if (message.kind === "request") requested.add(JSON.stringify(message.id));
     }
   });
-  return replay2;
+  const ignored = [
+    ...(line.values.ignore ?? []).map((path) => path.split(".")),
+    ["result", "requestState"]
+  ];
+  return {
+    server,
+    lines,
+    responses,
+    requested,
+    exited: exited.signal,
+    session: newSession(),
+    states: /* @__PURE__ */ new Map(),
+    ignored,
+    timeoutMs: line.timeoutMs,
+    redact: line.values["no-redact"] !== true,
+    tally: { match: 0, differ: 0, missing: 0 }
+  };
 }
 async function waitFor(replay2, check2) {
   const signal = AbortSignal.any([replay2.exited, AbortSignal.timeout(replay2.timeoutMs)]);
-  while (!check2() && !signal.aborted) {
-    await once(replay2.lines, "line", { signal }).catch(() => void 0);
-  }
-}
-function withStates(text, states) {
-  return text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
-    const replayed = states.get(state);
-    return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
+  while (!check2() && !signal.aborted) await once(replay2.lines, "line", { signal }).catch(() => {
   });
 }
 async function replayResponse(replay2, recorded, request) {
@@ -744,27 +668,19 @@ async function replayResponse(replay2, recorded, request) {
   if (found.length > 0) await print(`${report(name, found, replay2.redact)}
 `);
 }
-async function finishReplay(replay2) {
-  const { server, responses, exited } = replay2;
-  server.stdin.end();
-  setTimeout(() => server.kill("SIGKILL"), replay2.timeoutMs).unref();
-  if (!exited.aborted) await once(exited, "abort");
-  for (const { id } of responses) await print(`✗ ${JSON.stringify(id)}: unexpected
-`);
-  const { match, differ, missing } = replay2.tally;
-  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${responses.length} unexpected
-`);
-  return differ + missing + responses.length === 0 ? 0 : 1;
-}
-async function replayEvent(run, session, event) {
-  for (const { mark, message, request } of follow(session, event)) {
+async function replayEvent(run, event) {
+  for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
     if (mark === "←") await replayResponse(run, message, request);
   }
   if (event.mark !== "→") return;
-  const sent = run.server.stdin.write(`${withStates(event.text, run.states)}
+  const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
+    const replayed = run.states.get(state);
+    return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
+  });
+  const sent = run.server.stdin.write(`${text}
 `);
   if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {
   });
@@ -773,11 +689,18 @@ async function replay(line) {
   const failed = (error) => cannot(`read ${line.logPath}`, error);
   await access(line.logPath).catch(failed);
   const run = startReplay(line);
-  const session = newSession();
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
-    for (const event of events) await replayEvent(run, session, event);
+    for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  process.exitCode = await finishReplay(run);
+  run.server.stdin.end();
+  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
+  if (!run.exited.aborted) await once(run.exited, "abort");
+  for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected
+`);
+  const { match, differ, missing } = run.tally;
+  await print(`replay: ${match + differ + missing} responses, ${match} match, ${differ} differ, ${missing} missing, ${run.responses.length} unexpected
+`);
+  process.exitCode = differ + missing + run.responses.length === 0 ? 0 : 1;
 }
 var COLOURS = { "→": "36", "←": "35", "!": "33", "#": "1", error: "31" };
 function notificationSummary(message) {
@@ -790,18 +713,15 @@ function notificationSummary(message) {
   const of = total === void 0 ? "" : `/${String(total)}`;
   return progress === void 0 ? message.method : `${message.method} ${String(progress)}${of}`;
 }
-function responseSummary(message, elapsed) {
-  const time = elapsed === void 0 ? void 0 : `${elapsed} ms`;
-  const id = words(`#${JSON.stringify(message.id)}`, time);
-  if (message.error !== void 0) {
-    const code = dig(message.error, "code");
-    return `${id} error ${String(code)} ${String(dig(message.error, "message"))}`;
-  }
-  const asks = inputRequestsOf(message.result);
-  if (asks !== void 0) return `${id} input_required ${briefAsks(asks)}`;
-  const said = dig(message.result, "content", "0", "text");
-  const result = elicitAnswer(message.result) ?? (typeof said === "string" ? said : JSON.stringify(message.result));
-  return `${id} ${dig(message.result, "isError") === true ? "isError" : "result"} ${result}`;
+function responseSummary({ id, result, error }, elapsed) {
+  const head = words(`#${JSON.stringify(id)}`, elapsed && `${elapsed} ms`);
+  const code = dig(error, "code");
+  if (error !== void 0) return `${head} error ${String(code)} ${String(dig(error, "message"))}`;
+  const asks = inputRequestsOf(result);
+  if (asks !== void 0) return `${head} input_required ${briefAsks(asks)}`;
+  const said = dig(result, "content", "0", "text");
+  const shown = elicitAnswer(result) ?? (typeof said === "string" ? said : JSON.stringify(result));
+  return `${head} ${dig(result, "isError") === true ? "isError" : "result"} ${shown}`;
 }
 function summary({ message, request, place }, event) {
   if (message.kind === "other") return JSON.stringify(event.text);
@@ -818,34 +738,30 @@ function passes(shower, { message, request, failed }) {
   const name = message.kind === "notification" ? message.method : request?.name;
   return shower.methods.some((wanted) => name === wanted || name?.startsWith(`${wanted} `));
 }
-function fitted(shower, time, mark, text, colour) {
+function fitted(shower, time, mark, text, failed = false) {
   const characters = Array.from(printable(`${time} ${mark} ${text}`).replace(/[\t\n]/g, " "));
   const long = characters.length > shower.width;
-  const cut = long ? [...characters.slice(0, shower.width - 1), "…"] : characters;
-  const line = cut.join("");
-  return shower.colour ? `\x1B[${colour}m${line}\x1B[0m` : line;
+  const line = long ? `${characters.slice(0, shower.width - 1).join("")}…` : characters.join("");
+  const colour = failed ? COLOURS.error : COLOURS[mark];
+  return shower.colour ? `\x1B[${colour}m${line}\x1B[0m
+` : `${line}
+`;
 }
 function showEvent(shower, event) {
   const followed = follow(shower.session, event);
   const { start } = shower.session;
-  if (start === event) return [fitted(shower, "───", "#", event.text, COLOURS["#"])];
+  if (start === event) return [fitted(shower, "───", "#", event.text)];
   const since = Date.parse(event.time) - (start === void 0 ? 0 : Date.parse(start.time));
   const time = `+${(since / 1e3).toFixed(3)}s`;
-  const tags = event.tags.map((tag) => `[${tag}] `).join("");
-  const filtering = shower.methods.length > 0 || shower.errorsOnly;
   if (event.mark === "!" || event.mark === "#") {
-    const line = fitted(shower, time, event.mark, tags + event.text, COLOURS[event.mark]);
-    return filtering ? [] : [line];
+    const filtering = shower.methods.length > 0 || shower.errorsOnly;
+    return filtering ? [] : [fitted(shower, time, event.mark, event.text)];
   }
-  return followed.filter((each) => passes(shower, each)).map((each) => {
-    const colour = each.failed ? COLOURS.error : COLOURS[each.mark];
-    return fitted(shower, time, each.mark, tags + summary(each, event), colour);
-  });
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
+  return followed.filter((each) => passes(shower, each)).map((each) => fitted(shower, time, each.mark, tags + summary(each, event), each.failed));
 }
 function showEvents(shower, events) {
-  const printed = events.flatMap((event) => showEvent(shower, event));
-  return print(printed.map((each) => `${each}
-`).join(""), true);
+  return print(events.flatMap((event) => showEvent(shower, event)).join(""), true);
 }
 async function readOn(shower, path, place) {
   const found = await stat(path).catch(() => void 0);
@@ -867,16 +783,12 @@ async function readOn(shower, path, place) {
   return { ...read, inode: found.ino, absent: false };
 }
 async function followLog(shower, path) {
-  let place = { ...LOG_START, inode: void 0, absent: false };
-  let reading = Promise.resolve();
+  let reading = Promise.resolve({ ...LOG_START, inode: void 0, absent: false });
   const readMore = () => {
-    reading = reading.then(async () => {
-      place = await readOn(shower, path, place);
-    });
+    reading = reading.then((place) => readOn(shower, path, place));
   };
-  const name = basename(path);
   attempt(() => watch(dirname(path), (_, changed) => {
-    if (changed === name) readMore();
+    if (changed === basename(path)) readMore();
   }).on("error", () => {
   }));
   watchFile(path, { interval: 1e3 }, readMore);
@@ -885,28 +797,25 @@ async function followLog(shower, path) {
   return new Promise(() => {
   });
 }
-function showOptions({ values: values2 }) {
+async function show({ logPath: logPath2, values: values2 }) {
   const terminal = process.stdout.isTTY === true;
-  const noColour = (process.env.NO_COLOR ?? "") !== "";
   const columns = terminal ? process.stdout.columns ?? 0 : 0;
-  return {
+  const shower = {
     width: columns >= 20 ? columns : 80,
-    colour: terminal && !noColour,
+    session: newSession(),
+    colour: terminal && (process.env.NO_COLOR ?? "") === "",
     redact: values2["no-redact"] !== true,
     methods: values2.method ?? [],
     errorsOnly: values2.errors === true
   };
-}
-async function show(line) {
-  const shower = { ...showOptions(line), session: newSession() };
-  if (line.values.follow === true) await followLog(shower, line.logPath);
+  if (values2.follow === true) await followLog(shower, logPath2);
   const { skipped } = await readEvents(
-    line.logPath,
+    logPath2,
     LOG_START,
     true,
     shower.redact,
     (events) => showEvents(shower, events)
-  ).catch((error) => cannot(`read ${line.logPath}`, error));
+  ).catch((error) => cannot(`read ${logPath2}`, error));
   if (skipped > 0) await print(`skipped ${skipped} lines that are not wire.log events
 `);
 }
@@ -926,33 +835,24 @@ function newFigures(start, command2, session) {
 function countIn(counts, key) {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
-function figuresOf(session, { mark, method, tool, name }) {
-  const key = `${mark} ${name}`;
-  const figures = session.requests.get(key) ?? { direction: mark, method, tool, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
-  session.requests.set(key, figures);
-  return figures;
-}
-function countMessage(session, each, elapsed) {
-  const { message, request } = each;
-  if (request === void 0) return;
-  const figures = figuresOf(session, request);
-  if (message.kind === "request") figures.count += 1;
-  if (message.kind !== "response") return;
-  if (each.failed) figures.errors += 1;
-  if (elapsed !== void 0) countIn(figures.roundTrips, Math.round(Number(elapsed) * 10));
-}
 function countEvent(session, event, followed) {
   session.end = event.time;
   for (const tag of event.tags) countIn(session.tags, /^\d+ bytes$/.test(tag) ? "over 1 MiB" : tag);
   if (event.mark === "!") session.stderrLines += 1;
   if (event.mark !== "→" && event.mark !== "←") return;
   session.messages[event.mark].bytes += Buffer.byteLength(event.text) + 1;
-  for (const each of followed) {
-    const { mark, message } = each;
+  for (const { mark, message, request, failed } of followed) {
     if (message.kind !== "other") session.messages[mark].count += 1;
     const notified = message.kind === "notification" ? message.method : void 0;
     if (notified !== void 0) countIn(session.notifications, `${mark} ${notified}`);
-    countMessage(session, each, event.elapsed);
+    if (request === void 0) continue;
+    const key = `${request.mark} ${request.name}`;
+    const figures = session.requests.get(key) ?? { request, count: 0, errors: 0, roundTrips: /* @__PURE__ */ new Map() };
+    session.requests.set(key, figures);
+    if (message.kind === "request") figures.count += 1;
+    if (failed) figures.errors += 1;
+    if (message.kind !== "response" || event.elapsed === void 0) continue;
+    countIn(figures.roundTrips, Math.round(Number(event.elapsed) * 10));
   }
 }
 function percentileOf(roundTrips, percent) {
@@ -966,62 +866,58 @@ function percentileOf(roundTrips, percent) {
   return null;
 }
 function sessionJson(session) {
-  const requests = [...session.requests.values()].map((figures) => ({
-    direction: figures.direction,
-    method: figures.method,
-    tool: figures.tool ?? null,
-    count: figures.count,
-    errors: figures.errors,
-    p50Ms: percentileOf(figures.roundTrips, 50),
-    p95Ms: percentileOf(figures.roundTrips, 95),
-    maxMs: percentileOf(figures.roundTrips, 100)
+  const requests = [...session.requests.values()].map(({ request, count, errors, roundTrips }) => ({
+    direction: request.mark,
+    method: request.method,
+    tool: request.tool ?? null,
+    count,
+    errors,
+    p50Ms: percentileOf(roundTrips, 50),
+    p95Ms: percentileOf(roundTrips, 95),
+    maxMs: percentileOf(roundTrips, 100)
   }));
   const notifications = [...session.notifications].map(([key, count]) => ({ direction: key.slice(0, 1), method: key.slice(2), count }));
+  const { start, end, command: command2, messages, waiting, tags, stderrLines } = session;
   return {
-    start: session.start,
-    command: session.command,
-    lengthMs: Date.parse(session.end) - Date.parse(session.start),
+    start,
+    command: command2,
+    lengthMs: Date.parse(end) - Date.parse(start),
     requests,
     notifications,
-    messages: session.messages,
-    unanswered: session.waiting.size,
-    tags: Object.fromEntries(session.tags),
-    stderrLines: session.stderrLines
+    messages,
+    unanswered: waiting.size,
+    tags: Object.fromEntries(tags),
+    stderrLines
   };
-}
-function ms(value) {
-  return value === null ? "—" : value.toFixed(1);
 }
 function sessionText(figures, index) {
   const seconds = (figures.lengthMs / 1e3).toFixed(1);
-  const lines = [`session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`];
   const widths = [36, 6, 7, 8, 8, 8];
-  const cells = (row) => {
-    return `  ${row.map((cell, at) => at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0)).join("")}`;
-  };
-  lines.push(cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]));
-  for (const each of figures.requests) {
-    const name = `${each.direction} ${each.method}${each.tool === null ? "" : ` ${each.tool}`}`;
+  const cells = (row) => `  ${row.map((cell, at) => at === 0 ? cell.padEnd(widths[at] ?? 0) : cell.padStart(widths[at] ?? 0)).join("")}`;
+  const ms = (value) => value === null ? "—" : value.toFixed(1);
+  const requests = figures.requests.map((each) => {
+    const name = words(each.direction, each.method, each.tool ?? void 0);
     const times = [ms(each.p50Ms), ms(each.p95Ms), ms(each.maxMs)];
-    lines.push(cells([label(name, 36), String(each.count), String(each.errors), ...times]));
-  }
+    return cells([label(name, 36), String(each.count), String(each.errors), ...times]);
+  });
   const listed = (items) => items.length === 0 ? "none" : items.join(" · ");
   const notes = figures.notifications.map((one) => `${one.direction} ${one.method} ${one.count}`);
-  lines.push(`  notifications: ${listed(notes)}`);
-  const way = (mark) => {
-    const { count, bytes } = figures.messages[mark];
-    return `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`;
-  };
-  lines.push(`  messages: ${way("→")} · ${way("←")}`);
+  const ways = Object.entries(figures.messages).map(([mark, { count, bytes }]) => `${mark} ${count} (${bytes.toLocaleString("en-US")} bytes)`);
   const tags = Object.entries(figures.tags).map(([tag, count]) => `[${tag}] ${count}`);
-  lines.push(`  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`);
-  return lines;
+  return [
+    `session ${index + 1} · ${figures.start} · ${seconds} s · ${figures.command}`,
+    cells(["request", "count", "errors", "p50 ms", "p95 ms", "max ms"]),
+    ...requests,
+    `  notifications: ${listed(notes)}`,
+    `  messages: ${ways.join(" · ")}`,
+    `  unanswered: ${figures.unanswered} · stderr lines: ${figures.stderrLines} · tags: ${listed(tags)}`
+  ];
 }
 async function stats({ logPath: logPath2, values: values2 }) {
   const all = [];
   const session = newSession();
   let figures;
-  const count = (events) => {
+  const { skipped } = await readEvents(logPath2, LOG_START, true, false, (events) => {
     for (const event of events) {
       const followed = follow(session, event);
       if (session.start === event || figures === void 0) {
@@ -1030,8 +926,7 @@ async function stats({ logPath: logPath2, values: values2 }) {
       }
       countEvent(figures, event, followed);
     }
-  };
-  const { skipped } = await readEvents(logPath2, LOG_START, true, false, count).catch((error) => cannot(`read ${logPath2}`, error));
+  }).catch((error) => cannot(`read ${logPath2}`, error));
   const sessions = all.map(sessionJson);
   if (values2.json === true) return print(`${JSON.stringify({ sessions, skipped }, null, 2)}
 `);
@@ -1166,41 +1061,22 @@ function offersModern(result) {
 function reviewMessage(review2, { mark, message, request }, event) {
   if (mark === "←" && message.kind === "other" && review2.listed) review2.noise ??= review2.line;
   if (mark !== "←" || message.kind !== "response") return;
-  const [result, method] = [message.result, request?.method];
+  const [result, method, called] = [message.result, request?.method, request?.tool];
   const opening = method === "initialize" || method === "server/discover";
   if (opening) review2.slowestMs = Math.max(review2.slowestMs, Number(event.elapsed ?? 0));
-  if (method === "server/discover" && !offersModern(result)) {
-    judge(review2, { refused: true }, "server/discover's answer");
-  }
+  const refused = method === "server/discover" && !offersModern(result);
+  if (refused) judge(review2, { refused }, "server/discover's answer");
   if (result === void 0) return;
-  const server = dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server;
-  review2.server = String(server);
-  if (method === "tools/call") judge(
-    review2,
-    { result },
-    `a result of "${request?.tool}"`,
-    request?.tool
-  );
-  const tools = method === "tools/list" ? [dig(result, "tools")].flat().filter(isRecord) : [];
+  review2.server = String(dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server);
+  if (method === "tools/call") judge(review2, { result }, `a result of "${called}"`, called);
+  if (method !== "tools/list") return;
+  const tools = [dig(result, "tools")].flat().filter(isRecord);
   const names = tools.map((tool) => String(dig(tool, "name")));
-  for (const [index, name] of names.entries()) {
-    judge(
-      review2,
-      { name, tool: tools[index], names, server: review2.server },
-      `tool "${name}"`,
-      name
-    );
+  for (const tool of tools) {
+    const name = String(dig(tool, "name"));
+    judge(review2, { name, tool, names, server: review2.server }, `tool "${name}"`, name);
   }
-  if (method === "tools/list") Object.assign(review2, { listed: true, everListed: true });
-}
-function reviewLines(review2, lines) {
-  for (const text of lines) {
-    review2.line += 1;
-    const event = parseEvent(text);
-    if (event === void 0) continue;
-    if (startedCommand(event) !== void 0) review2.listed = false;
-    for (const followed of follow(review2.session, event)) reviewMessage(review2, followed, event);
-  }
+  Object.assign(review2, { listed: true, everListed: true });
 }
 async function review(logPath2) {
   const found = new Map(CLIENT_KEYS.map((client) => [client, /* @__PURE__ */ new Map()]));
@@ -1213,8 +1089,15 @@ async function review(logPath2) {
     everListed: false,
     found
   };
-  const whole = (lines) => lines.at(-1) === "" ? lines.slice(0, -1) : lines;
-  await readLines(logPath2, LOG_START, true, (lines) => reviewLines(read, whole(lines))).catch((error) => cannot(`read ${logPath2}`, error));
+  await readLines(logPath2, LOG_START, true, (lines) => {
+    for (const text of lines.at(-1) === "" ? lines.slice(0, -1) : lines) {
+      read.line += 1;
+      const event = parseEvent(text);
+      if (event === void 0) continue;
+      if (startedCommand(event) !== void 0) read.listed = false;
+      for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
+    }
+  }).catch((error) => cannot(`read ${logPath2}`, error));
   const seconds = (read.slowestMs / 1e3).toFixed(1);
   judge(read, { firstAnswerMs: read.slowestMs }, `the first answer took ${seconds} s`);
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
@@ -1224,11 +1107,11 @@ async function review(logPath2) {
 }
 var OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]];
 var CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
-var MODERN_META = {
+var META_PARAMS = { _meta: {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": CHECK_INFO,
   "io.modelcontextprotocol/clientCapabilities": {}
-};
+} };
 async function ask(server, message) {
   server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}
 `);
@@ -1237,22 +1120,24 @@ async function ask(server, message) {
   return server.responses.find(answers)?.result;
 }
 async function openAs(line, [version, probe]) {
-  const wrap = [...process.execArgv, fileURLToPath(import.meta.url), "--log", line.logPath];
-  const server = startReplay({
-    ...line,
-    command: process.execPath,
-    args: [...wrap, "--", line.command, ...line.args]
-  });
-  const meta = { _meta: MODERN_META };
+  const server = startReplay({ ...line, command: process.execPath, args: [
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    "--log",
+    line.logPath,
+    "--",
+    line.command,
+    ...line.args
+  ] });
   const modern = probe && offersModern(await ask(server, {
     id: 0,
     method: "server/discover",
-    params: meta
+    params: META_PARAMS
   }));
   const params = { protocolVersion: version, capabilities: {}, clientInfo: CHECK_INFO };
   const opened = modern || await ask(server, { id: 1, method: "initialize", params }) !== void 0;
   if (!modern) await ask(server, { method: "notifications/initialized" });
-  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? meta : {} });
+  if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
   server.server.stdin.end();
   setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
@@ -1277,8 +1162,7 @@ async function check(line) {
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
   process.stdout.write(`${printable(values2.json === true ? json : rows.join("\n"))}
 `);
-  if (runs) process.stderr.write(printable(`wrap: check recorded it in ${logPath2}
-`));
+  if (runs) warn(`check recorded it in ${logPath2}`);
 }
 var OPTIONS = {
   log: { type: "string" },
@@ -1292,19 +1176,18 @@ var OPTIONS = {
   method: { type: "string", multiple: true }
 };
 var RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
-var RUNS_COMMAND = "-- COMMAND [ARGS...]";
 var READERS = /* @__PURE__ */ new Map([
   ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
   ["replay", {
-    usage: `[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG ${RUNS_COMMAND}`,
-    run: replay
+    run: replay,
+    usage: "[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]"
   }],
   ["redact", { usage: "WIRE_LOG", run: redact }],
   ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
   ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
   ["check", {
-    usage: `[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] ${RUNS_COMMAND}`,
-    run: check
+    run: check,
+    usage: "[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] -- COMMAND [ARGS...]"
   }]
 ]);
 var USAGE = `Usage: wrap ${RECORDING}
@@ -1315,9 +1198,9 @@ ${Array.from(READERS, ([name, { usage: usage2 }]) => `  wrap ${name} ${usage2}
 `).join("")}`;
 var MISUSE = 2;
 var LONGEST_TIMEOUT_MS = 2147483647;
-function misuse() {
-  process.stderr.write(USAGE);
-  process.exit(MISUSE);
+function exitWithUsage(to, exitCode) {
+  to.write(USAGE);
+  process.exit(exitCode);
 }
 function cannot(what, error) {
   warn(`cannot ${what}: ${String(error)}`);
@@ -1325,10 +1208,7 @@ function cannot(what, error) {
 }
 var argv = process.argv.slice(2);
 var here = dirname(fileURLToPath(import.meta.url));
-if (argv.length === 1 && argv[0] === "--help") {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+if (argv.length === 1 && argv[0] === "--help") exitWithUsage(process.stdout, 0);
 var { tokens } = parseArgs({ args: argv, options: OPTIONS, strict: false, tokens: true });
 var ownEnd = tokens.find((token) => token.kind !== "option")?.index ?? argv.length;
 var reader = READERS.get(argv[ownEnd] ?? "");
@@ -1339,24 +1219,20 @@ var commandWords = argv.slice(argv[split] === "--" ? split + 1 : split);
 var [command, ...args] = noCommand ? [process.execPath, join(here, "server.mjs")] : commandWords;
 var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
-if (parsed === void 0) misuse();
-var { values } = parsed;
-var [logPath, ...extra] = parsed.positionals.slice(1);
+if (parsed === void 0) exitWithUsage(process.stderr, MISUSE);
+var { values, positionals: [, logPath, ...extra] } = parsed;
 var usage = reader?.usage ?? RECORDING;
 var takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
 var timeoutMs = Number(values.timeout ?? 5e3);
 var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-var runsCommand = reader?.usage.endsWith(RUNS_COMMAND) === true;
-var eitherForm = reader?.usage.includes(" | ") === true;
-var commandMisplaced = reader !== void 0 && (eitherForm ? logPath === void 0 === (split === -1) : runsCommand ? split === -1 : split !== -1);
-var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || commandMisplaced;
-if (wrong || command === void 0) misuse();
+var forms = usage.split(" | ");
+var inForm = forms.some((form) => form.includes("WIRE_LOG") === (logPath !== void 0) && form.includes("COMMAND") === (split !== -1));
+var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || !inForm;
+if (wrong || command === void 0) exitWithUsage(process.stderr, MISUSE);
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
-} else if (logPath === void 0 && !eitherForm) {
-  misuse();
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
   const read = logPath ?? values.log ?? join(here, "check.log");
