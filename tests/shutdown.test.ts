@@ -51,15 +51,21 @@ test("a client that dies without a signal gets its server ended, and wrap exits"
     const { child, errors } = start(process.execPath, ["-e", client]);
     while (!/\d+\n/.test(errors())) await new Promise((resolve) => setTimeout(resolve, 20));
     const wrapPid = Number(errors().trim());
-    // An exited wrap is a zombie until init reaps it, which here can take seconds: a zombie
-    // has exited (state Z in /proc), though signal 0 still finds it.
+    // An exited wrap is a zombie until init reaps it, which here can take seconds: signal 0
+    // still finds a zombie, and Linux's /proc tells it (state Z) from a running process.
     const alive = () => {
       try {
         process.kill(wrapPid, 0);
-        return /\) (\S)/.exec(readFileSync(`/proc/${wrapPid}/stat`, "utf8"))?.[1] !== "Z";
       } catch {
         return false;
       }
+      let stat = "";
+      try {
+        stat = readFileSync(`/proc/${wrapPid}/stat`, "utf8");
+      } catch {
+        // No /proc (not Linux), or reaped just now: signal 0 is the answer, and the next look.
+      }
+      return /\) (\S)/.exec(stat)?.[1] !== "Z";
     };
     // wrap is no child of ours: should it outlive the check below, it is ended here, and it
     // passes the SIGTERM on to its server.
