@@ -17,6 +17,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { highWaterMark } from "./proc.ts";
 
 /** One run of a command: its wall time and the peak of its resident memory. */
 interface Run {
@@ -49,16 +50,6 @@ function median(values: readonly number[]): number {
   const middle = Math.floor(sorted.length / 2);
   if (sorted.length % 2 === 1) return sorted[middle] ?? NaN;
   return ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
-}
-
-/** A process's peak resident memory so far, in bytes, or 0 once it is gone. */
-function highWaterMark(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
 }
 
 /** A process's CPU time so far, in seconds: utime and stime of /proc/PID/stat. */

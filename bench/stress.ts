@@ -30,6 +30,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import type { Writable } from "node:stream";
+import { highWaterMark } from "./proc.ts";
 
 /** The project's root folder, and the build under test. */
 const root = join(import.meta.dirname, "..");
@@ -77,16 +78,6 @@ process.stdin.on("data", (chunk) => {
   }
   if (head.length < 200) head += chunk.subarray(start, start + 200).toString();
 });`;
-
-/** A process's peak resident memory so far, in bytes, or 0 once it is gone. */
-function highWaterMark(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
-}
 
 /** What one run gave: its peak memory, its wall time, and how it ended. */
 type Figure = { peakBytes: number; seconds: number; ended: string };
