@@ -50,13 +50,14 @@ const DEPLOY = { name: "deploy", arguments: { environment: "production" } };
 const CONFIRMED = { "elicitation-1": { action: "accept", content: { confirm: true } } };
 const DEPLOYED = "Deployed to production (a dry run: nothing was changed)";
 
-/** The fixture: server.ts with docs/tools.md's deploy tool, built once for every test. */
+/** The fixture: server.ts with docs/tools.md's deploy and wait tools, built once for every test. */
 const builds = tempFolder("nginx-fixture-");
 const fixture = join(builds, "server.mjs");
 before(() => {
   const source = join(builds, "server.ts");
   const server = readFileSync(join(root, "server.ts"), "utf8");
-  writeFileSync(source, withEntries(server, [block("docs/tools.md", "ts deploy")], ""));
+  const entries = ["ts deploy", "ts wait"].map((info) => block("docs/tools.md", info));
+  writeFileSync(source, withEntries(server, entries, block("docs/tools.md", "ts imports")));
   // Outside the project, the compiler takes a .ts file for CommonJS unless told otherwise.
   writeFileSync(join(builds, "package.json"), '{ "type": "module" }\n');
   const built = spawnSync(process.execPath, [join(root, "build.mjs"), source], { encoding: "utf8" });
@@ -189,12 +190,13 @@ function responseIn(body: string, contentType: string): Reply {
   return JSON.parse(data.at(-1)?.slice("data:".length) ?? "");
 }
 
-/** A 2026-07-28 tools/call through nginx, headers and `_meta` as the era wants them; the
- * request and where it landed are printed as the test's diagnostics. */
-async function callTool(t: TestContext, url: string, id: number, params: CallParams):
-  Promise<Answered> {
-  const request = { jsonrpc: "2.0", id, method: "tools/call", params: { ...params, _meta: META } };
-  const response = await fetch(url, {
+/** A 2026-07-28 tools/call through nginx, headers and `_meta` as the era wants them, with a
+ * progressToken when given; the response is read by the caller. */
+function postCall(url: string, id: number, params: CallParams, options: Sending = {}) {
+  const progress = options.progressToken === undefined ? {} : { progressToken: options.progressToken };
+  const _meta = { ...META, ...progress };
+  const request = { jsonrpc: "2.0", id, method: "tools/call", params: { ...params, _meta } };
+  const response = fetch(url, {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
@@ -204,7 +206,20 @@ async function callTool(t: TestContext, url: string, id: number, params: CallPar
       "Mcp-Name": params.name,
     },
     body: JSON.stringify(request),
+    signal: options.signal ?? null,
   });
+  return { request, response };
+}
+
+/** What a call may be sent with beside its params. */
+type Sending = { progressToken?: string; signal?: AbortSignal };
+
+/** A tools/call through nginx, answered in full; the request and where it landed are printed as
+ * the test's diagnostics. */
+async function callTool(t: TestContext, url: string, id: number, params: CallParams):
+  Promise<Answered> {
+  const { request, response: sent } = postCall(url, id, params);
+  const response = await sent;
   const body = await response.text();
   const reply = responseIn(body, response.headers.get("Content-Type") ?? "");
   const instance = response.headers.get("X-Upstream") ?? "";
@@ -275,4 +290,34 @@ test("add through nginx is answered by each of the two instances", async (t) => 
   ]);
   const answeredBy = sums.map(({ instance }) => instance).sort();
   assert.deepEqual(answeredBy, instances.map(({ address }) => address).sort());
+});
+
+test("a call's progress comes through nginx as it is sent, ahead of the call's response", async (t) => {
+  const secret = newSecret();
+  const { url } = await balanced(t, [secret, secret]);
+  const closed = new AbortController();
+  t.after(() => closed.abort());
+  const call = { name: "wait", arguments: { seconds: 60 } };
+  const { response: sent } = postCall(url, 1, call, { progressToken: "wait-1", signal: closed.signal });
+  const response = await sent;
+  assert.match(response.headers.get("Content-Type") ?? "", /^text\/event-stream/);
+  assert.ok(response.body !== null);
+  // The first second's event, read as soon as it comes; a buffering proxy would hold it until the
+  // call ends, a minute later, and hand it over with the response.
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let received = "";
+  while (!received.includes("\n\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    received += value;
+  }
+  // Closing the stream cancels the call (the HTTP contract): the instance stops waiting.
+  closed.abort();
+  const [first = ""] = received.split("\n\n");
+  assert.match(first, /^event: message\ndata: /);
+  const progress = { progressToken: "wait-1", progress: 1, total: 60, message: "1 of 60 seconds" };
+  assert.deepEqual(JSON.parse(first.slice(first.indexOf("data: ") + "data: ".length)), {
+    jsonrpc: "2.0", method: "notifications/progress", params: progress,
+  });
+  assert.doesNotMatch(received, /"result"/, "the response has not come yet");
 });
