@@ -108,8 +108,8 @@ type Instance = Awaited<ReturnType<typeof startInstance>>;
  * nginx's config: one worker, so that round robin takes turns strictly; every file it writes in
  * `folder`; the two instances as one upstream. The Host header is passed on as the client sent
  * it (127.0.0.1:port), since nginx would otherwise send the upstream's name, `mcp`, and the
- * server's DNS-rebinding check refuses a Host that is not a loopback name with 403. Buffering is
- * off so that an event stream reaches the client event by event.
+ * server's DNS-rebinding check refuses a Host that is not a loopback name with 403 ("Forbidden:
+ * Host mcp"). Buffering is off so that an event stream reaches the client event by event.
  */
 function nginxConf(folder: string, port: number, instances: readonly Instance[]): string {
   const servers = instances.map(({ address }) => `    server ${address};`);
@@ -302,8 +302,9 @@ test("a call's progress comes through nginx as it is sent, ahead of the call's r
   const response = await sent;
   assert.match(response.headers.get("Content-Type") ?? "", /^text\/event-stream/);
   assert.ok(response.body !== null);
-  // The first second's event, read as soon as it comes; a buffering proxy would hold it until the
-  // call ends, a minute later, and hand it over with the response.
+  // The first second's event, read as soon as it comes: a hop that held events back would hand it
+  // over with the response, a minute later. (nginx 1.22 passes small events on even with
+  // proxy_buffering on; off keeps a slow client's stream out of nginx's temporary files.)
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let received = "";
   while (!received.includes("\n\n")) {
