@@ -252,6 +252,9 @@ test("an elicitation whose rounds land on different instances completes when the
   assert.equal(retry.reply.result?.resultType, "complete", JSON.stringify(retry.reply));
   assert.deepEqual(retry.reply.result?.content, [{ type: "text", text: DEPLOYED }]);
   // nginx's log names the same two instances, and only the retry's ran the deploy to its end.
+  // nginx writes a request's line once it has sent the response, so it may come just after it.
+  await waitUntil(() => upstreamsLogged(accessLog()).length >= 2, "two lines of access log", STARTUP_MS);
+  for (const line of accessLog().trimEnd().split("\n")) t.diagnostic(`nginx: ${line}`);
   assert.deepEqual(upstreamsLogged(accessLog()), [first.instance, retry.instance]);
   const deployer = instances.find(({ address }) => address === retry.instance);
   const other = instances.find(({ address }) => address === first.instance);
