@@ -210,6 +210,9 @@ describe("SDK v2 client over Streamable HTTP", SUITE, () => {
         assert.equal(header(exchange, "mcp-protocol-version"), version, method);
       }
       if (version === "2026-07-28") assertModern(exchanges);
+      // The unknown tool's call is a -32602 error, and so HTTP 200, not the 404 of -32601.
+      const unknown = calls.find(({ exchange }) => exchange.body.includes('"nope"'));
+      assert.equal(unknown?.exchange.status, 200, unknown?.exchange.responseBody);
       assertNoSession(exchanges);
       assert.deepEqual(errors, []);
     });
@@ -231,12 +234,22 @@ function assertModern(exchanges: readonly Exchange[]): void {
     const params = isObject(message) && isObject(message.params) ? message.params : {};
     if (method === "tools/call") assert.equal(header(exchange, "mcp-name"), params.name);
   }
-  // The unknown tool's call is a -32602 error, and so HTTP 200, not the 404 of -32601.
-  const unknown = posts(exchanges).find(({ exchange }) => header(exchange, "mcp-name") === "nope");
-  assert.equal(unknown?.exchange.status, 200, unknown === undefined ? "" : unknown.exchange.responseBody);
 }
 
-describe("legacy elicitation over Streamable HTTP, SDK v1 client", SUITE, () => {
+/** The user's answers to the ask tool's two questions, and the questions a handler was asked. */
+function user() {
+  const asked: string[] = [];
+  const answers = [{ action: "accept", content: { ok: true } }, { action: "decline" }] as const;
+  const answer = (message: string) => {
+    asked.push(message);
+    const next = answers[asked.length - 1];
+    if (next === undefined) throw new Error(`no answer for ${message}`);
+    return next;
+  };
+  return { asked, answers, answer };
+}
+
+describe("elicitation over Streamable HTTP", SUITE, () => {
   let built: { server: string; remove: () => void } | undefined;
   before(async () => {
     built = await build();
@@ -247,24 +260,20 @@ describe("legacy elicitation over Streamable HTTP, SDK v1 client", SUITE, () => 
     return built.server;
   });
 
-  test("the server's questions come on the call's event stream and the client's answers reach the tool", async (t) => {
-    const asked: string[] = [];
-    const answers = [{ action: "accept", content: { ok: true } }, { action: "decline" }] as const;
+  test("SDK v1 (legacy): the questions come on the call's event stream, and the answers POSTed back reach the tool", async (t) => {
+    const { asked, answers, answer } = user();
     const client = new ClientV1({ name: "sdk-v1-http-elicitation", version: "1.0.0" }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
-      asked.push(request.params.message);
-      const next = answers[asked.length - 1];
-      if (next === undefined) throw new Error(`no answer for ${request.params.message}`);
-      return next;
-    });
+    client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
+    const from = recorder().exchanges.length;
     await client.connect(new StreamableHTTPClientTransportV1(new URL(recorder().url)));
     t.after(() => client.close());
 
     const result = await client.callTool({ name: "ask", arguments: { n: 2 } });
     assert.deepEqual(asked, ["Question 1?", "Question 2?"]);
+    // The handshake era asks while the handler runs: it starts once.
     assert.deepEqual(result.content, [{ type: "text", text: JSON.stringify({ answers, starts: 1 }) }]);
 
-    const exchanges = recorder().exchanges;
+    const exchanges = recorder().exchanges.slice(from);
     const call = posts(exchanges).find(({ method }) => method === "tools/call");
     assert.ok(call !== undefined, exchangesText(exchanges));
     assert.match(String(call.exchange.responseHeaders["content-type"]), /^text\/event-stream/);
@@ -284,5 +293,37 @@ describe("legacy elicitation over Streamable HTTP, SDK v1 client", SUITE, () => 
         [202, ""],
       ],
     );
+  });
+
+  test("SDK v2 (2026-07-28): each round is a call of its own, retried with the answers and the signed requestState", async (t) => {
+    const { asked, answers, answer } = user();
+    const capabilities = { elicitation: { form: {} } };
+    const versionNegotiation = { mode: { pin: "2026-07-28" } } as const;
+    const client = new ClientV2({ name: "sdk-v2-http-elicitation", version: "2.0.0" }, { capabilities, versionNegotiation });
+    client.setRequestHandler("elicitation/create", (request) => answer(request.params.message));
+    const from = recorder().exchanges.length;
+    await client.connect(new StreamableHTTPClientTransportV2(new URL(recorder().url)));
+    t.after(() => client.close());
+
+    const result = await client.callTool({ name: "ask", arguments: { n: 2 } });
+    assert.deepEqual(asked, ["Question 1?", "Question 2?"]);
+    // Each round runs the handler again from the start: three starts for two questions.
+    assert.deepEqual(result.content, [{ type: "text", text: JSON.stringify({ answers, starts: 3 }) }]);
+
+    const exchanges = recorder().exchanges.slice(from);
+    const calls = posts(exchanges).filter(({ method }) => method === "tools/call");
+    const rounds = calls.map(({ exchange }) => {
+      const message = exchange.message;
+      const params = isObject(message) && isObject(message.params) ? message.params : {};
+      return [typeof params.requestState, isObject(params.inputResponses), exchange.status];
+    });
+    assert.deepEqual(rounds, [
+      ["undefined", false, 200],
+      ["string", true, 200],
+      ["string", true, 200],
+    ], exchangesText(exchanges));
+    // No request of the server's own: nothing goes back to it but the retried calls.
+    assert.ok(exchanges.every((exchange) => methodOf(exchange) !== undefined), exchangesText(exchanges));
+    assertModern(exchanges);
   });
 });
