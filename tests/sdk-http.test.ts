@@ -15,7 +15,7 @@
  * not as a result. The last tests run legacy elicitation over HTTP: the server's
  * `elicitation/create` goes out on the call's event stream, and the client POSTs its answer.
  */
-import { after, before, describe, test } from "node:test";
+import { after, before, describe, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -249,23 +249,33 @@ function user() {
   return { asked, answers, answer };
 }
 
+/** Starts `file` with `--http` and a recorder in front of it, both ended after test `t`. */
+async function serveRecorded(t: TestContext, file: string): Promise<Recorder> {
+  const server = await startHttpServer(file);
+  t.after(() => server.stop());
+  const recorder = await startRecorder(server.url);
+  t.after(() => recorder.close());
+  return recorder;
+}
+
+// Each test has a server of its own: the ask tool counts its starts for the whole process.
 describe("elicitation over Streamable HTTP", SUITE, () => {
   let built: { server: string; remove: () => void } | undefined;
   before(async () => {
     built = await build();
   });
   after(() => built?.remove());
-  const recorder = serverBehindRecorder(() => {
+  const askServer = () => {
     if (built === undefined) throw new Error("the server with the ask tool is built first");
     return built.server;
-  });
+  };
 
   test("SDK v1 (legacy): the questions come on the call's event stream, and the answers POSTed back reach the tool", async (t) => {
     const { asked, answers, answer } = user();
     const client = new ClientV1({ name: "sdk-v1-http-elicitation", version: "1.0.0" }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params.message));
-    const from = recorder().exchanges.length;
-    await client.connect(new StreamableHTTPClientTransportV1(new URL(recorder().url)));
+    const recorder = await serveRecorded(t, askServer());
+    await client.connect(new StreamableHTTPClientTransportV1(new URL(recorder.url)));
     t.after(() => client.close());
 
     const result = await client.callTool({ name: "ask", arguments: { n: 2 } });
@@ -273,7 +283,7 @@ describe("elicitation over Streamable HTTP", SUITE, () => {
     // The handshake era asks while the handler runs: it starts once.
     assert.deepEqual(result.content, [{ type: "text", text: JSON.stringify({ answers, starts: 1 }) }]);
 
-    const exchanges = recorder().exchanges.slice(from);
+    const exchanges = recorder.exchanges;
     const call = posts(exchanges).find(({ method }) => method === "tools/call");
     assert.ok(call !== undefined, exchangesText(exchanges));
     assert.match(String(call.exchange.responseHeaders["content-type"]), /^text\/event-stream/);
@@ -301,8 +311,8 @@ describe("elicitation over Streamable HTTP", SUITE, () => {
     const versionNegotiation = { mode: { pin: "2026-07-28" } } as const;
     const client = new ClientV2({ name: "sdk-v2-http-elicitation", version: "2.0.0" }, { capabilities, versionNegotiation });
     client.setRequestHandler("elicitation/create", (request) => answer(request.params.message));
-    const from = recorder().exchanges.length;
-    await client.connect(new StreamableHTTPClientTransportV2(new URL(recorder().url)));
+    const recorder = await serveRecorded(t, askServer());
+    await client.connect(new StreamableHTTPClientTransportV2(new URL(recorder.url)));
     t.after(() => client.close());
 
     const result = await client.callTool({ name: "ask", arguments: { n: 2 } });
@@ -310,7 +320,7 @@ describe("elicitation over Streamable HTTP", SUITE, () => {
     // Each round runs the handler again from the start: three starts for two questions.
     assert.deepEqual(result.content, [{ type: "text", text: JSON.stringify({ answers, starts: 3 }) }]);
 
-    const exchanges = recorder().exchanges.slice(from);
+    const exchanges = recorder.exchanges;
     const calls = posts(exchanges).filter(({ method }) => method === "tools/call");
     const rounds = calls.map(({ exchange }) => {
       const message = exchange.message;
