@@ -70,11 +70,11 @@ function assertNoSession(exchanges: readonly Exchange[]): void {
   assert.deepEqual(minted, [], "no answer carries Mcp-Session-Id");
 }
 
-/** A server and a recorder in front of it, for one describe block; `file` is the built server. */
-function serverBehindRecorder(file: () => string) {
+/** dist/server.mjs and a recorder in front of it, for the tests of one describe block. */
+function serverBehindRecorder() {
   const running: { server?: HttpServer; recorder?: Recorder } = {};
   before(async () => {
-    running.server = await startHttpServer(file());
+    running.server = await startHttpServer(serverPath);
     running.recorder = await startRecorder(running.server.url);
   });
   after(async () => {
@@ -88,7 +88,7 @@ function serverBehindRecorder(file: () => string) {
 }
 
 describe("SDK v1 client over Streamable HTTP", SUITE, () => {
-  const recorder = serverBehindRecorder(() => serverPath);
+  const recorder = serverBehindRecorder();
   const errors: Error[] = [];
   let client: ClientV1;
   let transport: StreamableHTTPClientTransportV1;
@@ -168,7 +168,7 @@ describe("SDK v1 client over Streamable HTTP", SUITE, () => {
 });
 
 describe("SDK v2 client over Streamable HTTP", SUITE, () => {
-  const recorder = serverBehindRecorder(() => serverPath);
+  const recorder = serverBehindRecorder();
   const modes: { mode: VersionNegotiationMode; version: string; opening: string[] }[] = [
     { mode: "auto", version: "2026-07-28", opening: ["server/discover"] },
     // Pinned, it probes all the same: the probe's answer is where it learns the server's info.
