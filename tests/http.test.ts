@@ -468,6 +468,20 @@ describe("Streamable HTTP", { concurrency: true }, () => {
       await waitUntil(() => /tool "wait" stopped: The operation was aborted/.test(tools.errors()), "the wait tool's abort on stderr", 20_000);
     });
 
+    test("closing the connection of a call not yet answered, in JSON, cancels the call too", async (t) => {
+      const server = await serveHttp(withTools);
+      t.after(() => server.stop());
+      // No progressToken: nothing comes back before the response, so the answer's head never does.
+      const sent = requestFor(server.port, { headers: modernHeaders("tools/call", "wait") });
+      sent.on("error", () => {});
+      sent.end(JSON.stringify(modernRequest(9, "tools/call", { name: "wait", arguments: { seconds: 30 } })));
+      await new Promise((resolve) => sent.on("finish", resolve));
+      // Nothing tells a client that its call has started; a second is ample for it to.
+      await sleep(1_000);
+      sent.destroy();
+      await waitUntil(() => /tool "wait" stopped: The operation was aborted/.test(server.errors()), "the wait tool's abort on stderr", 20_000);
+    });
+
     test("subscriptions/listen is acknowledged first, with the request's id as subscriptionId, and its stream stays open", async () => {
       const message = modernRequest("listen-1", "subscriptions/listen", { notifications: { toolsListChanged: true } });
       const stream = await open(shared.port, message, { headers: modernHeaders("subscriptions/listen") });
