@@ -303,7 +303,7 @@ function shown(answer: Answer): string {
 }
 
 /** Asserts a JSON-RPC error answer: its HTTP status, its code, and the request's id echoed. */
-function assertError(answer: Answer, status: number, code: number, id: string | number): Wire {
+function assertError(answer: Answer, status: number, code: number, id: string | number | null): Wire {
   assert.equal(answer.status, status, shown(answer));
   const reply = json(answer);
   assert.equal(reply.error?.code, code, shown(answer));
@@ -386,6 +386,22 @@ describe("Streamable HTTP", { concurrency: true }, () => {
     test("a POST to another path is answered 404", async () => {
       const answer = await send(shared.port, legacyRequest(1, "ping"), { path: "/other" });
       assert.equal(answer.status, 404, shown(answer));
+    });
+
+    test("a body that is not JSON is answered 400 with -32700", async () => {
+      assertError(await send(shared.port, "{not json"), 400, -32700, null);
+    });
+
+    test("a 2026-07-28 call of an unknown tool stays a protocol error, -32602, answered 200", async () => {
+      const message = modernRequest(12, "tools/call", { name: "nope", arguments: {} });
+      assertError(await send(shared.port, message, { headers: modernHeaders("tools/call", "nope") }), 200, -32602, 12);
+    });
+
+    test("a 2026-07-28 call with bad arguments stays a tool error, answered 200", async () => {
+      const message = modernRequest(13, "tools/call", { name: "add", arguments: { a: "1", b: 2 } });
+      const answer = await send(shared.port, message, { headers: modernHeaders("tools/call", "add") });
+      assert.equal(answer.status, 200, shown(answer));
+      assert.equal(json(answer).result?.isError, true, shown(answer));
     });
 
     test("an MCP-Protocol-Version header naming a version we do not speak is answered 400 with -32022 and the supported versions", async () => {
@@ -598,14 +614,25 @@ describe("Streamable HTTP", { concurrency: true }, () => {
       for (const headers of admitted) assertSum(await send(port, addCall(1, 2, 3), { headers: { ...modernHeaders("tools/call", "add"), ...headers } }), 1);
     });
 
-    test("--allow-origin and --allow-host admit theirs, and no other", async (t) => {
-      const server = await serveHttp(serverPath, ["--allow-origin", "https://app.example", "--allow-host", "mcp.example"]);
+    /** An add call with the given headers, to a server started with the given options. */
+    const callWith = (server: HttpServer, headers: OutgoingHttpHeaders) =>
+      send(server.port, addCall(1, 2, 3), { headers: { ...modernHeaders("tools/call", "add"), ...headers } });
+
+    test("--allow-host admits its host, in Host and in Origin, and no other", async (t) => {
+      const server = await serveHttp(serverPath, ["--allow-host", "mcp.example"]);
       t.after(() => server.stop());
-      const call = (headers: OutgoingHttpHeaders) => send(server.port, addCall(1, 2, 3), { headers: { ...modernHeaders("tools/call", "add"), ...headers } });
-      assertSum(await call({ Origin: "https://app.example" }), 1);
-      assertSum(await call({ Host: "mcp.example" }), 1);
-      assert.equal((await call({ Origin: "https://evil.example" })).status, 403);
-      assert.equal((await call({ Host: "evil.example" })).status, 403);
+      assertSum(await callWith(server, { Host: "mcp.example" }), 1);
+      assertSum(await callWith(server, { Host: "mcp.example:8080", Origin: "https://mcp.example:8080" }), 1);
+      assert.equal((await callWith(server, { Host: "evil.example" })).status, 403);
+      assert.equal((await callWith(server, { Origin: "https://evil.example" })).status, 403);
+    });
+
+    test("--allow-origin admits its origin, and no other", async (t) => {
+      const server = await serveHttp(serverPath, ["--allow-origin", "https://app.example"]);
+      t.after(() => server.stop());
+      assertSum(await callWith(server, { Origin: "https://app.example" }), 1);
+      assert.equal((await callWith(server, { Origin: "https://evil.example" })).status, 403);
+      assert.equal((await callWith(server, { Host: "app.example" })).status, 403, "an allowed origin is not an allowed Host");
     });
 
     test("with MCP_BEARER_TOKEN, a request without the token or with another is refused 401, and one with it is answered", async (t) => {
