@@ -57,6 +57,8 @@ interface Figures {
   p50Us: number;
   p99Us: number;
   callsPerSecond: number;
+  /** VmHWM once the fresh process of the crowd listens, before any call. */
+  startMemoryBytes: number;
   peakMemoryBytes: number;
 }
 
@@ -340,12 +342,13 @@ async function calls(contender: Contender): Promise<Partial<Figures>> {
  * server's peak resident memory once every answer has come. */
 async function crowd(contender: Contender): Promise<Partial<Figures>> {
   const server = await launch(contender);
+  const startMemoryBytes = highWaterMark(server.pid);
   const many = client(CROWD);
   try {
     const asked = Array.from({ length: CROWD }, (_, a) => post(server.url, many, callBody(1, a)));
     const answers = await Promise.all(asked);
     answers.forEach((answer, a) => check(contender, answer, a));
-    return { peakMemoryBytes: highWaterMark(server.pid) };
+    return { startMemoryBytes, peakMemoryBytes: highWaterMark(server.pid) };
   } finally {
     close(contender, "crowd", many);
     await server.stop();
@@ -428,7 +431,8 @@ function preamble(): string[] {
     `Throughput: ${CONNECTIONS} connections, each calling again once answered, until ` +
       `${decimal(BURST_CALLS, 0)} calls; the median of ${BURSTS_PER_ROUND} bursts.`,
     `Peak memory: VmHWM of a fresh process once ${CROWD} connections, opened at once, have each ` +
-      "had one call answered.",
+      "had one call answered;",
+    "memory at start: its VmHWM once it listens, before any call.",
   ];
 }
 
@@ -442,6 +446,7 @@ function serverTable(ours: Contender, sdk: Contender, bare: Contender): string {
       `${decimal(figure("p50Us"), 0)} µs`,
       `${decimal(figure("p99Us"), 0)} µs`,
       `${decimal(figure("callsPerSecond"), 0)}/s`,
+      mebibytes(figure("startMemoryBytes")),
       mebibytes(figure("peakMemoryBytes")),
     ];
   };
@@ -452,7 +457,7 @@ function serverTable(ours: Contender, sdk: Contender, bare: Contender): string {
     row(bare, "bare node:http responder, no JSON (the limit)"),
   ];
   const header = ["Server", "Bundle (gzip)", "p50", "p99", `Throughput (${CONNECTIONS} conn.)`];
-  return table([...header, `Peak memory (${CROWD} conn.)`], rows);
+  return table([...header, "Memory at start", `Peak memory (${CROWD} conn.)`], rows);
 }
 
 /** A target on a ratio, as a row: the goal, our ratio, the limit's score, PASS or MISS. */
