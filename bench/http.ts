@@ -197,8 +197,12 @@ function progress(text: string): void {
 }
 
 /** Resolves with a server's URL once its stderr names it; rejects if it exits or is late. */
-function endpoint(child: ChildProcessWithoutNullStreams, name: string, stderr: () => string) {
-  return new Promise<URL>((resolve, reject) => {
+function endpoint(
+  child: ChildProcessWithoutNullStreams,
+  name: string,
+  stderr: () => string,
+): Promise<URL> {
+  return new Promise((resolve, reject) => {
     const late = () => fail(`printed no URL within ${TIMEOUT_MS / 1000} s`);
     const timer = setTimeout(late, TIMEOUT_MS);
     const seen = () => {
