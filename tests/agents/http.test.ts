@@ -6,13 +6,23 @@
  *
  * The CLI is given the URL of a recording proxy (http-tap.ts) in front of the server, so each
  * test reads what the CLI sent over HTTP, request by request: its first message and protocol
- * version, and the headers that the transport defines (Origin, Mcp-Session-Id,
- * MCP-Protocol-Version, Mcp-Method). The lines, as a reader types them:
+ * version, the verbs, and the headers that the transport defines (Origin, Mcp-Session-Id,
+ * MCP-Protocol-Version, Mcp-Method, Mcp-Name). The lines, as a reader types them:
  *
  *     codex mcp add json-rpc-study --url http://127.0.0.1:PORT/mcp
  *     gemini mcp add --transport http json-rpc-study http://127.0.0.1:PORT/mcp
  *     qwen mcp add --transport http json-rpc-study http://127.0.0.1:PORT/mcp
  *     copilot mcp add --transport http json-rpc-study http://127.0.0.1:PORT/mcp
+ *
+ * In short: none sends Origin, Mcp-Session-Id or DELETE. Codex's `mcp add` looks for OAuth
+ * metadata (GET /mcp, then seven /.well-known paths); its session posts `initialize`
+ * 2025-06-18 and never GETs. Gemini CLI posts `initialize` 2025-06-18, tries one GET for a
+ * stream, and sends no MCP-Protocol-Version at all (its McpComplianceTransport wrapper does not
+ * pass the SDK's setProtocolVersion on). Qwen Code posts `initialize` 2025-11-25 (it probes
+ * with server/discover only for a stdio entry that asks for it) and tries one GET. Copilot CLI
+ * opens with `server/discover` and stays in 2026-07-28, every request with its
+ * MCP-Protocol-Version and Mcp-Method, tools/call with Mcp-Name; it opens no
+ * subscriptions/listen. To record every exchange for the docs, set HTTP_EXCERPT to a file.
  *
  * Run as .ci/run runs the agents suite, in a network namespace where only loopback exists:
  *
@@ -22,7 +32,6 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { serverPath, start, waitUntil, type Finished } from "../helpers.ts";
 import { isObject } from "../claude-code/claude.ts";
 import {
@@ -236,7 +245,8 @@ function firstVersion(exchanges: readonly Exchange[]): unknown {
   const [first] = messagesSent(exchanges);
   const params = isObject(first?.params) ? first.params : {};
   if (first?.method === "initialize") return params.protocolVersion;
-  return isObject(params._meta) ? params._meta["io.modelcontextprotocol/protocolVersion"] : undefined;
+  const meta = isObject(params._meta) ? params._meta : {};
+  return meta["io.modelcontextprotocol/protocolVersion"];
 }
 
 /** The exchange that carried the tools/call of add, with the server's answer. */
@@ -269,13 +279,19 @@ function transcript(exchanges: readonly Exchange[]): string {
   }).join("\n");
 }
 
+/** The server's URL as the docs write it. */
+const URL_IN_DOCS = "http://127.0.0.1:PORT/mcp";
+
 /** When HTTP_EXCERPT names a file, appends what crossed in a session there, for the docs. */
-function saveExcerpt(cli: Cli, { registration, exchanges, url }: Session): void {
+function saveExcerpt(cli: Cli, session: Session): void {
+  const { added, registration, exchanges, serverLog } = session;
   const excerptFile = process.env.HTTP_EXCERPT;
   if (excerptFile === undefined) return;
-  const text = `---- ${cli}: mcp add ----\n${transcript(registration)}\n`
-    + `---- ${cli}: the prompt ----\n${transcript(exchanges)}\n`;
-  appendFileSync(excerptFile, text.split(url).join("http://127.0.0.1:PORT/mcp"));
+  const said = `${added.stdout}${added.stderr}`.trim();
+  const text = `---- ${cli}: mcp add ----\n${said}\n${transcript(registration)}\n`
+    + `---- ${cli}: the prompt ----\n${transcript(exchanges)}\n`
+    + `---- ${cli}: the server's stderr ----\n${serverLog}`;
+  appendFileSync(excerptFile, text.replace(/http:\/\/127\.0\.0\.1:\d+\/mcp/g, URL_IN_DOCS));
 }
 
 /** What one CLI is measured to send: the facts the tests of its group hold it to. */
@@ -290,6 +306,27 @@ interface Expected {
   protocolVersions: string[];
   /** The values of Mcp-Method it sent. */
   mcpMethods: string[];
+  /** The values of Mcp-Name it sent. */
+  mcpNames: string[];
+}
+
+/**
+ * Checks the server's side of every exchange as the contract has it: another path gets 404,
+ * another verb on /mcp 405 with `Allow: POST`, and a POST that carries a request its answer as
+ * JSON (add sends nothing before its result).
+ */
+function assertAnswers(exchanges: readonly Exchange[]): void {
+  for (const exchange of exchanges) {
+    const seen = transcript([exchange]);
+    if (exchange.path !== "/mcp") {
+      assert.equal(exchange.status, 404, seen);
+    } else if (exchange.method !== "POST") {
+      assert.equal(exchange.status, 405, seen);
+      assert.equal(exchange.responseHeaders?.allow, "POST", seen);
+    } else if (exchange.status === 200) {
+      assert.match(exchange.responseHeaders?.["content-type"] ?? "", /^application\/json/, seen);
+    }
+  }
 }
 
 /** Checks a session against what its CLI is measured to send, and that the sum came back. */
@@ -297,14 +334,20 @@ function assertSession(cli: Cli, session: Session, expected: Expected): void {
   const { finished, told, exchanges } = session;
   const seen = transcript(exchanges);
   assert.equal(finished.code, 0, `${cli} exited ${finished.code}:\n${finished.stderr}`);
-  assert.deepEqual(methodsOf(exchanges), expected.methods, seen);
+  // The first message and the call keep their places; a CLI may send the lists between at once.
+  const methods = methodsOf(exchanges);
+  assert.deepEqual(methods.toSorted(), expected.methods.toSorted(), seen);
+  assert.equal(methods[0], expected.methods[0], seen);
+  assert.equal(methods.at(-1), "tools/call", seen);
   assert.equal(firstVersion(exchanges), expected.version, seen);
   assert.deepEqual(kindsOf(exchanges), expected.kinds, seen);
   assert.deepEqual(headerValues(exchanges, "mcp-protocol-version"), expected.protocolVersions);
   assert.deepEqual(headerValues(exchanges, "mcp-method"), expected.mcpMethods);
+  assert.deepEqual(headerValues(exchanges, "mcp-name"), expected.mcpNames);
   // The server never mints a session, and no CLI here is a browser.
   assert.deepEqual(headerValues(exchanges, "mcp-session-id"), [], seen);
   assert.deepEqual(headerValues(exchanges, "origin"), [], seen);
+  assertAnswers(exchanges);
   const call = addExchange(exchanges);
   assert.equal(resultText(call), SUM, seen);
   assert.ok(told.some((text) => text.includes(SUM)), `the model was told ${told.join(" | ")}`);
@@ -322,15 +365,19 @@ const HANDSHAKE = ["initialize", "notifications/initialized"];
 describe("Codex, registered with codex mcp add NAME --url URL", () => {
   const recorded = sessionBefore("codex", CODEX);
 
-  test("mcp add writes the URL, after looking for OAuth metadata with GETs that get 405 and 404",
+  test("mcp add looks for OAuth metadata with GETs that get 405 and 404, then writes the URL",
     () => {
-      const { entry, url, registration } = recorded();
+      const { added, entry, url, registration } = recorded();
+      // No "may or may not require login" line: the 404s told Codex there is no OAuth.
+      assert.equal(added.stdout, `Added global MCP server '${SERVER_NAME}'.\n`);
       const table = `\n[mcp_servers.${SERVER_NAME}]\nurl = "${url}"\n`;
       assert.ok(String(entry).includes(table), String(entry));
-      const kinds = kindsOf(registration);
-      assert.equal(kinds[0], "GET /mcp -> 405", transcript(registration));
-      assert.ok(kinds.slice(1).every((kind) => /^GET \/(mcp\/)?\.well-known\/\S+ -> 404$/.test(kind)),
-        transcript(registration));
+      const seen = transcript(registration);
+      const paths = registration.map((exchange) => `${exchange.method} ${exchange.path}`);
+      assert.equal(paths[0], "GET /mcp", seen);
+      const wellKnown = /^GET \/(mcp\/)?\.well-known\/(oauth-|openid-)\S+$/;
+      assert.ok(paths.length > 1 && paths.slice(1).every((path) => wellKnown.test(path)), seen);
+      assertAnswers(registration);
     });
 
   test("codex exec posts initialize 2025-06-18, no GET, and the model reads the sum", () => {
@@ -340,6 +387,7 @@ describe("Codex, registered with codex mcp add NAME --url URL", () => {
       kinds: POSTS,
       protocolVersions: ["2025-06-18"],
       mcpMethods: [],
+      mcpNames: [],
     });
   });
 });
@@ -361,6 +409,7 @@ describe("Gemini CLI, registered with gemini mcp add --transport http NAME URL",
         kinds: [...POSTS, "GET /mcp -> 405"],
         protocolVersions: [],
         mcpMethods: [],
+        mcpNames: [],
       });
     });
 });
@@ -382,6 +431,7 @@ describe("Qwen Code, registered with qwen mcp add --transport http NAME URL", ()
       kinds: [...POSTS, "GET /mcp -> 405"],
       protocolVersions: ["2025-11-25"],
       mcpMethods: [],
+      mcpNames: [],
     });
   });
 });
@@ -395,14 +445,16 @@ describe("Copilot CLI, registered with copilot mcp add --transport http NAME URL
     assert.deepEqual(registration, []);
   });
 
-  test("copilot -p opens with server/discover 2026-07-28, and the model reads the sum", () => {
-    assertSession("copilot", recorded(), {
-      methods: ["server/discover", "initialize", "notifications/initialized", "tools/list",
-        "tools/call"],
-      version: "2026-07-28",
-      kinds: ["POST /mcp -> 400", ...POSTS],
-      protocolVersions: ["2026-07-28", "2025-11-25"],
-      mcpMethods: ["server/discover"],
+  test("copilot -p stays in 2026-07-28: server/discover, then tools/list and tools/call, each with its headers, and the model reads the sum",
+    () => {
+      const methods = ["server/discover", "tools/list", "tools/call"];
+      assertSession("copilot", recorded(), {
+        methods,
+        version: "2026-07-28",
+        kinds: ["POST /mcp -> 200"],
+        protocolVersions: ["2026-07-28"],
+        mcpMethods: methods,
+        mcpNames: ["add"],
+      });
     });
-  });
 });
