@@ -1175,8 +1175,7 @@ async function handle(httpRequest: IncomingMessage, httpResponse: ServerResponse
   const refusal = refusalOf(httpRequest);
   const body = refusal === undefined ? await readBody(httpRequest) : undefined;
   if (body !== undefined) return answerPost(httpRequest, httpResponse, body);
-  const tooLarge = `Payload Too Large: ${MAX_BODY_BYTES} bytes at most`;
-  const [status, message, headers] = refusal ?? [413, tooLarge, { connection: "close" }];
+  const [status, message, headers] = refusal ?? [413, "Payload Too Large", { connection: "close" }];
   sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
 }
 
@@ -1226,12 +1225,16 @@ function answerPost(httpRequest: IncomingMessage, httpResponse: ServerResponse, 
   const problem = headerProblem(httpRequest.headers, value);
   const id = isObject(value) && isRequestId(value.id) ? value.id : null;
   if (problem !== undefined) return sendReply(httpResponse, 400, response(id, problem));
+  const calls: ToolCall[] = [];
   takeCall = (call) => {
     call.send = (message) => sendEvent(httpResponse, JSON.stringify(message));
-    httpResponse.on("close", () => httpResponse.writableFinished || call.cancel());
+    calls.push(call);
   };
   const replied = Array.isArray(value) ? answerBatch(value) : respond(value);
   takeCall = () => {};
+  httpResponse.on("close", () => {
+    if (!httpResponse.writableFinished) for (const call of calls) call.cancel();
+  });
   const modern = isModernPost(httpRequest.headers, value);
   if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
   void replied.then((ready) => finish(httpResponse, ready, modern));
@@ -1300,12 +1303,12 @@ function finish(httpResponse: ServerResponse, reply: Reply, modern: boolean): vo
 }
 
 /** A reply's HTTP status: 400 for a message we cannot take, 404 for a 2026-07-28 method we do
- * not serve (2026-07-28 transports §Request Metadata); 200 for every other answer. */
+ * not serve (2026-07-28 transports §Request Metadata); 200 for every other answer. A parse error
+ * and the 400s of headerProblem are answered before a reply is made. */
 function statusOf(reply: Response | Response[], modern: boolean): number {
   const code = Array.isArray(reply) || !("error" in reply) ? undefined : reply.error.code;
-  const refused = [PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION];
   if (code === METHOD_NOT_FOUND && modern) return 404;
-  return refused.some((refusal) => refusal === code) ? 400 : 200;
+  return code === INVALID_REQUEST || code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200;
 }
 
 /** Sends a reply as JSON, with the status and headers given. */
@@ -1319,10 +1322,9 @@ function sendReply(httpResponse: ServerResponse, status: number, reply: Response
 /** subscriptions/listen: acknowledges with the part of the filter we honour, none, as our tools
  * never change; then holds the stream open until the client closes it (2026-07-28
  * basic/patterns/subscriptions). */
-function listenForChanges(params: JSONObject, id: RequestId): Served {
-  const call = new ToolCall(params._meta);
-  const acknowledged = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
-  const method = "notifications/subscriptions/acknowledged";
-  call.send({ jsonrpc: "2.0", method, params: acknowledged });
+function listenForChanges({ _meta }: JSONObject, id: RequestId): Served {
+  const call = new ToolCall(_meta);
+  const params = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  call.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params });
   return settle(new Promise(() => {}), id, call);
 }

@@ -666,8 +666,7 @@ async function handle(httpRequest, httpResponse) {
   const refusal = refusalOf(httpRequest);
   const body = refusal === void 0 ? await readBody(httpRequest) : void 0;
   if (body !== void 0) return answerPost(httpRequest, httpResponse, body);
-  const tooLarge = `Payload Too Large: ${MAX_BODY_BYTES} bytes at most`;
-  const [status, message, headers] = refusal ?? [413, tooLarge, { connection: "close" }];
+  const [status, message, headers] = refusal ?? [413, "Payload Too Large", { connection: "close" }];
   sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
 }
 function refusalOf(httpRequest) {
@@ -703,13 +702,17 @@ function answerPost(httpRequest, httpResponse, body) {
   const problem = headerProblem(httpRequest.headers, value);
   const id = isObject(value) && isRequestId(value.id) ? value.id : null;
   if (problem !== void 0) return sendReply(httpResponse, 400, response(id, problem));
+  const calls = [];
   takeCall = (call) => {
     call.send = (message) => sendEvent(httpResponse, JSON.stringify(message));
-    httpResponse.on("close", () => httpResponse.writableFinished || call.cancel());
+    calls.push(call);
   };
   const replied = Array.isArray(value) ? answerBatch(value) : respond(value);
   takeCall = () => {
   };
+  httpResponse.on("close", () => {
+    if (!httpResponse.writableFinished) for (const call of calls) call.cancel();
+  });
   const modern = isModernPost(httpRequest.headers, value);
   if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
   void replied.then((ready) => finish(httpResponse, ready, modern));
@@ -764,20 +767,18 @@ function finish(httpResponse, reply, modern) {
 }
 function statusOf(reply, modern) {
   const code = Array.isArray(reply) || !("error" in reply) ? void 0 : reply.error.code;
-  const refused = [PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION];
   if (code === METHOD_NOT_FOUND && modern) return 404;
-  return refused.some((refusal) => refusal === code) ? 400 : 200;
+  return code === INVALID_REQUEST || code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200;
 }
 function sendReply(httpResponse, status, reply, headers = {}) {
   const json = lineOf(reply);
   const type = { "content-type": "application/json", "content-length": Buffer.byteLength(json) };
   httpResponse.writeHead(status, { ...type, ...headers }).end(json);
 }
-function listenForChanges(params, id) {
-  const call = new ToolCall(params._meta);
-  const acknowledged = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
-  const method = "notifications/subscriptions/acknowledged";
-  call.send({ jsonrpc: "2.0", method, params: acknowledged });
+function listenForChanges({ _meta }, id) {
+  const call = new ToolCall(_meta);
+  const params = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  call.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params });
   return settle(new Promise(() => {
   }), id, call);
 }
