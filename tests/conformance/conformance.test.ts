@@ -15,7 +15,7 @@
  *   npm ci --prefix tests/runtimes && npm ci --prefix tests/conformance
  *   node --import tsx --test tests/conformance/*.test.ts
  */
-import { test } from "node:test";
+import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -143,27 +143,48 @@ function row(scenario: string, checks: Check[], verdict: Verdict): string {
   return `${scenario.padEnd(46)} ${counts.padEnd(34)} ${verdict}`;
 }
 
+/** An era's table, one row a scenario, and what is wrong: a failure the list does not excuse
+ * (with the suite's own message), a listed one that passes, a scenario with no results. */
+function review(scenarios: string[], results: Map<string, Check[]>, expected: ExpectedFailure[]):
+  { table: string[]; problems: string[] } {
+  const table: string[] = [];
+  const problems: string[] = [];
+  for (const scenario of scenarios) {
+    const checks = results.get(scenario);
+    if (checks === undefined) {
+      problems.push(`${scenario}: the suite wrote no checks.json (it stopped in the scenario)`);
+      continue;
+    }
+    const listed = expected.filter((entry) => entry.scenario === scenario);
+    const { verdict, unexcused } = judge(checks, listed);
+    table.push(row(scenario, checks, verdict));
+    if (verdict.startsWith("STALE")) problems.push(`${scenario}: passes; take it off expected-failures`);
+    for (const check of unexcused) problems.push(`${scenario}: ${check.id}: ${check.errorMessage ?? ""}`);
+  }
+  return { table, problems };
+}
+
+/** The fixture server, built once for both eras. */
+let fixture = "";
+before(() => {
+  fixture = buildFixture(tempFolder("conformance-fixture-"));
+});
+
+test("expected-failures names only eras the suite runs, and a capability for each", () => {
+  const eras: readonly string[] = ERAS;
+  assert.deepEqual(expectedFailures().filter((entry) => !eras.includes(entry.era)), []);
+});
+
 for (const era of ERAS) {
   test(`every ${era} scenario passes, but those whose capability the server does not offer`,
     { timeout: 600_000 }, async (t) => {
-      const fixture = buildFixture(tempFolder("conformance-fixture-"));
       const [scenarios, results] = await Promise.all([scenariosOf(era), runEra(era, fixture)]);
       const expected = expectedFailures().filter((entry) => entry.era === era);
       const unknown = expected.filter((entry) => !scenarios.includes(entry.scenario));
       assert.deepEqual(unknown, [], `expected-failures names scenarios ${era} does not run`);
-      const problems: string[] = [];
+      const { table, problems } = review(scenarios, results, expected);
       t.diagnostic(`conformance ${era}: ${scenarios.length} scenarios`);
-      for (const scenario of scenarios) {
-        const checks = results.get(scenario);
-        if (checks === undefined) {
-          problems.push(`${scenario}: the suite wrote no checks.json (it stopped in the scenario)`);
-          continue;
-        }
-        const { verdict, unexcused } = judge(checks, expected.filter((e) => e.scenario === scenario));
-        t.diagnostic(row(scenario, checks, verdict));
-        if (verdict.startsWith("STALE")) problems.push(`${scenario}: passes, so take it off expected-failures`);
-        for (const check of unexcused) problems.push(`${scenario}: ${check.id}: ${check.errorMessage ?? ""}`);
-      }
+      for (const line of table) t.diagnostic(line);
       assert.deepEqual(problems, [], `${era}:\n${problems.join("\n")}`);
     });
 }
