@@ -45,3 +45,7 @@ export function buildFixture(folder: string): string {
   if (built.status !== 0) throw new Error(`node build.mjs ${source} failed:\n${built.stdout}${built.stderr}`);
   return join(folder, "conformance-server.mjs");
 }
+
+// As a script, `node --import tsx tests/conformance/fixture.ts FOLDER` builds the fixture into
+// FOLDER and prints its path: to run the suite by hand against `node PATH --http 127.0.0.1:0`.
+if (import.meta.filename === process.argv[1]) console.log(buildFixture(process.argv[2] ?? "."));
