@@ -15,8 +15,8 @@
  *   1. Strict input          2. Argument checking      3. What a handler may return
  *   4. Log hygiene           5. Batches                6. The 2026-07-28 era
  *   7. Calls in flight       8. Elicitation            9. The signed requestState
+ *  10. Streamable HTTP
  */
-import process from "node:process";
 import { createInterface } from "node:readline";
 
 // ==== The tools: the part you edit ==============================================================
@@ -77,12 +77,12 @@ type Handler = (args: JSONObject, context: ToolContext) => CallToolResult | Prom
  * to cancel, report or ask. Calls in flight and elicitation, below the stop line, make it live:
  * `signal` aborts when the client cancels the call, `progress` reports how far it has come,
  * `elicit` asks the user to fill in a form (in 2026-07-28 the handler then runs again, from the
- * start, with the answer).
+ * start, with the answer; `key`, if given, names the question there).
  */
 const NO_CONTEXT = { signal: new AbortController().signal, progress: noProgress, elicit: noForm };
 type ToolContext = typeof NO_CONTEXT;
 function noProgress(progress: number, total?: number, message?: string): void {}
-function noForm(message: string, form: ObjectSchema): Promise<ElicitResult> {
+function noForm(message: string, form: ObjectSchema, key?: string): Promise<ElicitResult> {
   return Promise.reject(new Error("This server cannot ask the user"));
 }
 
@@ -133,8 +133,13 @@ let runTool = (tool: Tool, args: JSONObject, params: JSONObject, id: RequestId):
 let answerBatch = (values: unknown[]): Reply | Promise<Reply> => respond(values);
 /** Takes a response from the client: no request of ours waits for one. */
 let receive = (response: JSONObject): undefined => undefined;
-/** Writes a line of log to stderr. */
-let writeLog = (line: string): boolean => process.stderr.write(line);
+/** Writes one line of log to stderr. */
+let log = (text: string): boolean => process.stderr.write(`[server] ${text}\n`);
+/** Starts the transport: the line loop on stdin, each line answered before the next is read. */
+let startTransport = async () => {
+  log("stdio server started — waiting for JSON-RPC messages on stdin");
+  for await (const line of createInterface({ input: process.stdin })) send(await answer(line));
+};
 
 /** Whether a value is a JSON object: not null, not an array. */
 function isObject(value: unknown): value is JSONObject {
@@ -236,15 +241,10 @@ function send(message: JSONObject | Reply): void {
   if (message !== undefined) process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
-/** Writes one line of log to stderr. */
-const log = (text: string) => writeLog(`[server] ${text}\n`);
-
-// The line loop. At the end of stdin, the client's goodbye (stdio §Shutdown), the process ends
-// when the last reply is out.
-const lines = createInterface({ input: process.stdin });
-lines.on("line", (line) => void Promise.resolve(answer(line)).then(send));
-
-log("stdio server started — waiting for JSON-RPC messages on stdin");
+// The transport starts once the whole file has run, so that a section below may give its own.
+// Over stdio, the end of stdin is the client's goodbye (stdio §Shutdown): the process ends when
+// the last reply is out.
+queueMicrotask(() => void startTransport());
 
 // THE STOP LINE ==================================================================================
 // Above: the article's server, whole. Below: one section per capability, each plugged in where
@@ -258,8 +258,8 @@ log("stdio server started — waiting for JSON-RPC messages on stdin");
 // a parse error, and a byte-order mark before a line is skipped (RFC 8259 §8.1). A chunk's
 // replies go out together, in writes of about MAX_WRITE characters; while the client does not
 // read them, we stop reading its requests, and the rest of the chunk waits (backpressure).
-// Not lines.close(): that pauses stdin, and on Deno a resume just after it loses the stream.
-process.stdin.removeAllListeners("data");
+// Plugs in at the hand-over startTransport, in place of the article's readline loop.
+startTransport = readStdin;
 
 /** The longest line we hold, in bytes: far beyond any real message, far below V8's longest
  * string (about 512 Mi characters). */
@@ -416,20 +416,24 @@ function answerLines(lines: Line[], start = 0): void {
   if (text !== "") write(text);
 }
 
-const splitter = new LineSplitter();
-process.stdin.on("data", (chunk: Buffer) => answerLines(splitter.transform(chunk)));
-// The end of stdin is the client's goodbye (stdio §Shutdown): answer a last line that had no
-// "\n" and every reply still to come, then exit once stdout is written, even while a stderr
-// nobody reads holds logs back. A section below that holds a question open listens for "end"
-// too; its listener runs just after this one, before any reply waited for here can settle.
-process.stdin.on("end", async () => {
-  answerLines(splitter.flush());
-  while (pending.size > 0) await Promise.all(pending);
-  process.stdout.write("", () => process.exit(0));
-});
-// A client that closes our stdout (EPIPE) has gone away: no one is left to answer. Logs are
-// best effort.
-process.stdout.on("error", () => process.exit(0));
+/** Reads stdin as bytes, a chunk at a time, and answers its lines. */
+async function readStdin(): Promise<void> {
+  log("stdio server started — waiting for JSON-RPC messages on stdin");
+  const splitter = new LineSplitter();
+  process.stdin.on("data", (chunk: Buffer) => answerLines(splitter.transform(chunk)));
+  // The end of stdin is the client's goodbye (stdio §Shutdown): answer a last line that had no
+  // "\n" and every reply still to come, then exit once stdout is written, even while a stderr
+  // nobody reads holds logs back. A section below that holds a question open listens for "end"
+  // too; its listener runs just after this one, before any reply waited for here can settle.
+  process.stdin.on("end", async () => {
+    answerLines(splitter.flush());
+    while (pending.size > 0) await Promise.all(pending);
+    process.stdout.write("", () => process.exit(0));
+  });
+  // A client that closes our stdout (EPIPE) has gone away: no one is left to answer.
+  process.stdout.on("error", () => process.exit(0));
+}
+// Logs are best effort.
 process.stderr.on("error", () => {});
 
 // ==== 2. Argument checking: a call's arguments against its tool's inputSchema ===================
@@ -539,8 +543,8 @@ function toolError(name: string, error: unknown): CallToolResult {
 // stderr is often a person's terminal, and client text reaches the log. Every log line has its
 // control, C1 and bidi characters escaped as \uXXXX (a newline and a tab stay); and while the
 // client leaves stderr unread, what waits for it is bounded: past MAX_LOG_BACKLOG a line is
-// dropped, and once stderr drains one line says how many were. Plugs in at HAND_OVER.writeLog.
-writeLog = writeLogEscaped;
+// dropped, and once stderr drains one line says how many were. Plugs in at the hand-over log.
+log = (text) => writeLogEscaped(`[server] ${text}\n`);
 
 /** What must never reach a terminal raw: C0 but tab and newline, DEL, C1 (U+009B is a CSI), the
  * bidi controls, and the line and paragraph separators. */
@@ -610,7 +614,7 @@ const MODERN_VERSION = "2026-07-28";
 const SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
 
 /** The methods of the 2026-07-28 era; a legacy era has every method of METHODS. */
-const MODERN_METHODS = ["server/discover", "tools/list", "tools/call"];
+const MODERN_METHODS = ["server/discover", "tools/list", "tools/call", "subscriptions/listen"];
 
 /** Reserved `_meta` keys of a modern request (2026-07-28 basic/index §_meta). */
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -667,13 +671,16 @@ function eraOf(meta: JSONObject): "legacy" | "modern" | Outcome {
   if (version === undefined || LEGACY_VERSIONS.some((known) => known === version)) return "legacy";
   const named = `_meta["${PROTOCOL_VERSION_KEY}"]`;
   if (typeof version !== "string") return invalidParams(`${named} must be a string`);
-  if (version !== MODERN_VERSION) {
-    const data = { supported: SUPPORTED_VERSIONS, requested: version };
-    const message = "Unsupported protocol version";
-    return { error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data } };
-  }
+  if (version !== MODERN_VERSION) return unsupportedVersion(version);
   const required = `_meta["${CLIENT_CAPABILITIES_KEY}"] is required`;
   return isObject(meta[CLIENT_CAPABILITIES_KEY]) ? "modern" : invalidParams(required);
+}
+
+/** The error for a version we do not speak, with those we do (2026-07-28 basic/versioning). */
+function unsupportedVersion(requested: string): Outcome {
+  const data = { supported: SUPPORTED_VERSIONS, requested };
+  const message = "Unsupported protocol version";
+  return { error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data } };
 }
 
 /** Whether a request's `_meta` names 2026-07-28 (serve has checked the rest by then). */
@@ -727,6 +734,11 @@ function isRequestId(value: unknown): value is RequestId {
  * names the one to stop. A call that ended at once is never here. */
 const inFlight = new Map<RequestId, ToolCall>();
 
+/** Hands each call, as it is made, to the transport that carries its request: over stdio there
+ * is nothing to take, and its messages go to stdout; Streamable HTTP (section 10) sends them on
+ * the request's own stream, and cancels the call when that stream closes. */
+let takeCall = (call: ToolCall): void => {};
+
 /**
  * One tools/call's context, and what it takes to stop it. Each part is made when first used: the
  * AbortController only when someone reads `signal`, as one per call made a burst of calls 1.65
@@ -740,10 +752,14 @@ class ToolCall implements ToolContext {
   #lastProgress = -Infinity;
   #controller: AbortController | undefined;
 
+  /** Sends a message of this call's to the client: its progress, our requests to the client. */
+  send: (message: JSONObject) => void = send;
+
   constructor(meta: unknown) {
     this.meta = meta;
     const token = isObject(meta) ? meta.progressToken : undefined;
     this.#progressToken = isRequestId(token) ? token : undefined;
+    takeCall(this);
   }
 
   get signal(): AbortSignal {
@@ -759,7 +775,7 @@ class ToolCall implements ToolContext {
     if (this.#progressToken === undefined || !increases) return;
     this.#lastProgress = progress;
     const params = { progressToken: this.#progressToken, progress, total, message };
-    send({ jsonrpc: "2.0", method: "notifications/progress", params });
+    this.send({ jsonrpc: "2.0", method: "notifications/progress", params });
   };
 
   /** Asks the user; elicitation (section 8) gives a call that can ask its own. */
@@ -871,7 +887,7 @@ function runAsking(tool: Tool, args: JSONObject, params: JSONObject, id: Request
   if (retry !== undefined && "error" in retry) return retry;
   const round = retry === undefined ? undefined : { ...retry, asked: 0, unanswered: {} };
   const call = new ToolCall(params._meta);
-  call.elicit = (message, form) => elicit(call, message, form, round);
+  call.elicit = (message, form, key) => elicit(call, message, form, round, key);
   const served = runInFlight(tool, args, params, id, call);
   if (round === undefined || !(served instanceof Promise)) return served;
   // Stopped at the end of a round: input_required, with what it asked.
@@ -880,13 +896,13 @@ function runAsking(tool: Tool, args: JSONObject, params: JSONObject, id: Request
 
 /** A call's elicit: asks for a form only (URL mode is out of scope), in the call's era, and
  * checks the answer. A legacy call has no round. */
-function elicit(call: ToolCall, message: string, form: ObjectSchema, round: Round | undefined):
-  Promise<ElicitResult> {
+function elicit(call: ToolCall, message: string, form: ObjectSchema, round: Round | undefined,
+  key?: string): Promise<ElicitResult> {
   const capable = canElicit(capabilitiesOf(call.meta));
   if (!capable) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
   // No `mode`: leaving it out means a form in 2025-11-25 and later, and 2025-06-18 has none.
   const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const asked = round === undefined ? ask(call, request) : lookUp(call, round, request);
+  const asked = round === undefined ? ask(call, request) : lookUp(call, round, request, key);
   return asked.then((value) => checkedAnswer(value, form));
 }
 
@@ -907,35 +923,36 @@ function ask(call: ToolCall, request: JSONObject): Promise<unknown> {
   if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ElicitationError(TOO_MANY));
   requestsSent += 1;
   const id = `elicitation-${requestsSent}`;
-  send({ jsonrpc: "2.0", id, ...request });
+  call.send({ jsonrpc: "2.0", id, ...request });
   return new Promise((resolve, reject: Rejection) => {
     awaiting.set(id, { resolve, reject });
     signal.addEventListener("abort", () => {
       if (!awaiting.delete(id)) return;
       reject(signal.reason);
       const params = { requestId: id, reason: "The tool call was cancelled" };
-      send({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+      call.send({ jsonrpc: "2.0", method: "notifications/cancelled", params });
     });
   });
 }
 const TOO_MANY = `${MAX_QUESTIONS} questions already wait for the client`;
 
 /**
- * 2026-07-28: the answer this round carries for the request, keyed by its place in the order the
- * handler asks. With none, the round ends once the handler has had its turn, and runAsking
- * answers the call with every request still unanswered. "Its turn" is until setImmediate: every
- * promise settled meanwhile has run its callbacks. So with no answers yet,
+ * 2026-07-28: the answer this round carries for the request, keyed by the key the handler named,
+ * or else by its place in the order the handler asks. With none, the round ends once the
+ * handler has had its turn, and runAsking answers the call with every request still unanswered.
+ * "Its turn" is until setImmediate: every promise settled meanwhile has run its callbacks. So
+ * with no answers yet,
  *   `await Promise.all([elicit(a), elicit(b)])` asks both in one round: the retry answers both;
  *   `await elicit(a); await elicit(b);` asks a, and b only once the retry has answered a, as
  *   the second elicit runs only after the first has resolved: two retries, a then b.
  */
-function lookUp(call: ToolCall, round: Round, request: JSONObject): Promise<unknown> {
+function lookUp(call: ToolCall, round: Round, request: JSONObject, key?: string): Promise<unknown> {
   round.asked += 1;
-  const key = `elicitation-${round.asked}`;
-  if (Object.hasOwn(round.answers, key)) return Promise.resolve(round.answers[key]);
+  const name = key ?? `elicitation-${round.asked}`;
+  if (Object.hasOwn(round.answers, name)) return Promise.resolve(round.answers[name]);
   // The first question left unanswered ends the round, once the handler has had its turn.
   if (Object.keys(round.unanswered).length === 0) setImmediate(() => call.cancel());
-  round.unanswered[key] = request;
+  round.unanswered[name] = request;
   // The handler waits here for good, and is collected with what it holds.
   return new Promise(() => {});
 }
@@ -1056,4 +1073,256 @@ function openState(requestState: unknown, name: string, args: JSONObject):
   // We signed it, so it is what sealState wrote; these checks tell the compiler so.
   if (!isObject(state) || !Array.isArray(state.asked) || !isObject(state.answers)) return undefined;
   return { asked: state.asked.filter((key) => typeof key === "string"), answers: state.answers };
+}
+
+// ==== 10. Streamable HTTP: the same handlers over HTTP ==========================================
+// The article's part 2: `--http [HOST:]PORT` serves the MCP endpoint at http://HOST:PORT/mcp in
+// place of stdio (basic/transports §Streamable HTTP). Each POST carries one message, as a line of
+// stdio does, to the same `respond`; its reply goes back as JSON, or as an event stream scoped to
+// the request when the call sends anything first (its progress; in a legacy era, our
+// elicitation/create). 2026-07-28 is stateless: every request names its version, `Mcp-Method`
+// and `Mcp-Name` mirror the body, and a closed stream cancels its call. No session is minted in
+// any era, so any instance can answer any request, and a requestState signed with a shared
+// secret (MCP_STATE_SECRET) can come back to another. §Security: a `Host` or an `Origin` that
+// names no host we know gets 403, and MCP_BEARER_TOKEN, when set, is required. Plugs in at the
+// hand-over startTransport, at takeCall (section 7), and adds subscriptions/listen to METHODS.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+
+/** The largest body we take. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The waits node:http allows, in ms: for a request's headers (a client that dribbles them is cut
+ * off), and for a whole request. It checks them every connectionsCheckingInterval, 30 s by
+ * default; we have it check every second. */
+const TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000,
+  connectionsCheckingInterval: 1_000 };
+
+/** MCP's error for headers that do not say what the body says (2026-07-28 transports §Server
+ * Validation), and JSON-RPC's implementation-defined code for what the transport refuses. */
+const HEADER_MISMATCH = -32020;
+const TRANSPORT_ERROR = -32000;
+
+/** The `_meta` key that names a subscription (2026-07-28 basic/patterns/subscriptions). */
+const SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
+
+/** The hosts a `Host` header or an `Origin` may name: this machine's own names, the host we
+ * listen on, and each `--allow-host`. A page that DNS rebinding sends here carries a name of its
+ * own in both; each is checked on its own (GHSA-w48q-cv73-mx4w). */
+const allowedHosts = new Set(["localhost", "127.0.0.1", "::1"]);
+
+/** Whether a request carries what MCP_BEARER_TOKEN asks for; with no token set, every one does. */
+let authorized = (authorization: string | undefined): boolean => true;
+
+if (process.argv.includes("--http")) {
+  const [host, port] = httpAddress(process.argv.slice(2));
+  startTransport = () => listen(host, port).catch((error: Error) => {
+    log(`cannot serve HTTP on ${host}:${port}: ${error.message}`);
+    process.exit(1);
+  });
+  METHODS.set("subscriptions/listen", listenForChanges);
+}
+
+/** The host and port of `--http [HOST:]PORT`, with each `--allow-host` taken; any other word
+ * ends the process with the usage. */
+function httpAddress(words: string[]): [string, number] {
+  let [address, understood]: [RegExpExecArray | null, boolean] = [null, true];
+  for (let at = 0; at < words.length; at += 2) {
+    const [option, value = ""] = [words[at], words[at + 1]];
+    if (option === "--http") address = /^(?:\[?([^\]]*?)\]?:)?(\d{1,5})$/.exec(value);
+    else if (option === "--allow-host") allowedHosts.add(hostnameOf(value));
+    else understood = false;
+  }
+  if (!understood || address === null || Number(address[2]) > 65535) {
+    log("usage: server.mjs --http [HOST:]PORT [--allow-host HOST]...");
+    process.exit(2);
+  }
+  const host = address[1] ?? "127.0.0.1";
+  allowedHosts.add(host.toLowerCase());
+  return [host, Number(address[2])];
+}
+
+/** Starts the HTTP server, and says where. */
+async function listen(host: string, port: number): Promise<void> {
+  const { createServer } = await import("node:http");
+  useSecrets(await import("node:crypto"));
+  const server = createServer(TIMEOUTS, (httpRequest, httpResponse) => {
+    handle(httpRequest, httpResponse).catch(() => httpResponse.destroy());
+  });
+  await once(server.listen(port, host), "listening");
+  const address = server.address();
+  const bound = typeof address === "object" && address !== null ? address.port : port;
+  const authority = host.includes(":") ? `[${host}]:${bound}` : `${host}:${bound}`;
+  log(`Streamable HTTP server started — MCP endpoint http://${authority}/mcp`);
+}
+
+/** Takes the secrets the environment gives, and never logs them: the bearer token every request
+ * must carry, compared by digest in constant time; and the secret that signs each requestState
+ * (section 9), so that every instance that shares it can open the states of the others. */
+function useSecrets(crypto: Signer["crypto"]): void {
+  const { MCP_BEARER_TOKEN: token, MCP_STATE_SECRET: secret, MCP_STATE_SECRET_FILE: file } =
+    process.env;
+  const digest = (text: string) => crypto.createHash("sha256").update(text).digest();
+  const bearer = digest(`Bearer ${token}`);
+  if (token !== undefined) authorized = (text = "") => crypto.timingSafeEqual(digest(text), bearer);
+  const shared = file === undefined ? secret : readFileSync(file, "utf8").trim();
+  if (shared !== undefined && shared !== "") signing = { crypto, key: Buffer.from(shared) };
+}
+
+/** Serves one HTTP request: the transport's checks first, then the body as one message. */
+async function handle(httpRequest: IncomingMessage, httpResponse: ServerResponse): Promise<void> {
+  const refusal = refusalOf(httpRequest);
+  const body = refusal === undefined ? await readBody(httpRequest) : undefined;
+  if (body !== undefined) return answerPost(httpRequest, httpResponse, body);
+  const tooLarge = `Payload Too Large: ${MAX_BODY_BYTES} bytes at most`;
+  const [status, message, headers] = refusal ?? [413, tooLarge, { connection: "close" }];
+  sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
+}
+
+/** Why the transport refuses a request before its body is read: the status, the message and
+ * any headers it calls for; or undefined when it may go on. */
+function refusalOf(httpRequest: IncomingMessage):
+  [number, string, Record<string, string>?] | undefined {
+  const { host = "", origin = host, authorization } = httpRequest.headers;
+  if (!allowedHosts.has(hostnameOf(host))) return [403, `Forbidden: Host ${host}`];
+  if (!allowedHosts.has(hostnameOf(origin))) return [403, `Forbidden: Origin ${origin}`];
+  if (httpRequest.url?.split("?")[0] !== "/mcp") return [404, "Not Found: the endpoint is /mcp"];
+  if (!authorized(authorization)) return [401, "Unauthorized", { "www-authenticate": "Bearer" }];
+  if (httpRequest.method !== "POST") return [405, "Method Not Allowed", { allow: "POST" }];
+  return undefined;
+}
+
+/** The host a `Host` header or an origin names, in lower case, without scheme, port or brackets. */
+function hostnameOf(value: string): string {
+  const name = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\[([^\]]*)\]|([^:/]*))/i.exec(value);
+  return (name?.[1] ?? name?.[2] ?? "").toLowerCase();
+}
+
+/** A request's body, read to its end, or undefined past MAX_BODY_BYTES. Only that much is held,
+ * and the rest is read and dropped, so that a client still sending reads the 413. */
+async function readBody(httpRequest: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  httpRequest.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  });
+  await once(httpRequest, "end");
+  return size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks);
+}
+
+/** Answers a POST's body as stdio answers a line: one message, or a batch, through `respond`.
+ * Each call it starts sends on this response, and is cancelled if the client closes it first
+ * (2026-07-28 transports §Cancellation; 2025-11-25 would have the client resume the stream,
+ * but we number no events to resume from). */
+function answerPost(httpRequest: IncomingMessage, httpResponse: ServerResponse, body: Buffer) {
+  let value: unknown;
+  try {
+    value = JSON.parse(UTF8.decode(body).replace(/^\uFEFF/, ""));
+  } catch {
+    return sendReply(httpResponse, 400, response(null, failure(PARSE_ERROR, "Parse error")));
+  }
+  const problem = headerProblem(httpRequest.headers, value);
+  const id = isObject(value) && isRequestId(value.id) ? value.id : null;
+  if (problem !== undefined) return sendReply(httpResponse, 400, response(id, problem));
+  takeCall = (call) => {
+    call.send = (message) => sendEvent(httpResponse, JSON.stringify(message));
+    httpResponse.on("close", () => httpResponse.writableFinished || call.cancel());
+  };
+  const replied = Array.isArray(value) ? answerBatch(value) : respond(value);
+  takeCall = () => {};
+  const modern = isModernPost(httpRequest.headers, value);
+  if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
+  void replied.then((ready) => finish(httpResponse, ready, modern));
+}
+
+/** The 400 for a version we do not speak, for headers that do not say what the body of a
+ * 2026-07-28 request says (2026-07-28 transports §Request Metadata, §Server Validation), and for
+ * a body whose `_meta` is not whole, which the era would refuse later with 200. */
+function headerProblem(headers: IncomingHttpHeaders, value: unknown): Outcome | undefined {
+  // node:http gives header names in lower case, as they are case-insensitive, and each value
+  // without the spaces around it; values are case-sensitive.
+  const version = headers["mcp-protocol-version"];
+  const known = SUPPORTED_VERSIONS.some((supported) => supported === version);
+  if (version !== undefined && !known) return unsupportedVersion(String(version));
+  if (!isObject(value) || value.id === undefined || !isModernPost(headers, value)) return undefined;
+  const params = isObject(value.params) ? value.params : {};
+  const meta = isObject(params._meta) ? params._meta : {};
+  // The body must say it too, and what it lacks is its params' fault (2026-07-28 basic/index).
+  const required = `_meta["${PROTOCOL_VERSION_KEY}"] is required`;
+  if (meta[PROTOCOL_VERSION_KEY] === undefined) return invalidParams(required);
+  const mirrored: [string, unknown, unknown][] = [
+    ["MCP-Protocol-Version", version, meta[PROTOCOL_VERSION_KEY]],
+    ["Mcp-Method", headers["mcp-method"], value.method],
+  ];
+  // A name not in plain ASCII comes as `=?base64?…?=` (2026-07-28 transports §Value Encoding).
+  const name = headers["mcp-name"];
+  const encoded = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(String(name))?.[1];
+  const decoded = encoded === undefined ? name : Buffer.from(encoded, "base64").toString();
+  if (value.method === "tools/call") mirrored.push(["Mcp-Name", decoded, params.name]);
+  const [era, wrong] = [eraOf(meta), mirrored.find(([, header, body]) => header !== body)];
+  if (wrong === undefined) return typeof era === "string" ? undefined : era;
+  const [header, body] = wrong.slice(1).map((part) => JSON.stringify(part) ?? "none");
+  const message = `Header mismatch: ${wrong[0]} header ${header} does not match body value ${body}`;
+  return failure(HEADER_MISMATCH, message);
+}
+
+/** Whether a POST is of 2026-07-28, by its version header or by its body's `_meta`. */
+function isModernPost(headers: IncomingHttpHeaders, value: unknown): boolean {
+  if (headers["mcp-protocol-version"] === MODERN_VERSION) return true;
+  return isObject(value) && isObject(value.params) && isModern(value.params._meta);
+}
+
+/** Sends a JSON message of a call's before its response: the response becomes an event stream,
+ * with a keep-alive comment while it is quiet (2026-07-28 transports §Receiving Messages). */
+function sendEvent(httpResponse: ServerResponse, json: string): void {
+  if (httpResponse.writableEnded || httpResponse.destroyed) return;
+  if (!httpResponse.headersSent) {
+    const headers = { "cache-control": "no-cache", "x-accel-buffering": "no" };
+    httpResponse.writeHead(200, { "content-type": "text/event-stream", ...headers });
+    // A comment every 15 s keeps a quiet stream from being cut as idle (§Receiving Messages).
+    const keepAlive = setInterval(() => httpResponse.write(": keep-alive\n\n"), 15_000);
+    httpResponse.on("close", () => clearInterval(keepAlive));
+  }
+  httpResponse.write(`event: message\ndata: ${json}\n\n`);
+}
+
+/** Ends an exchange with its reply: the last event of a stream; else JSON, with the status its
+ * error calls for; else, for a notification or a response, 202 and no body. */
+function finish(httpResponse: ServerResponse, reply: Reply, modern: boolean): void {
+  const streaming = httpResponse.headersSent;
+  if (streaming && reply !== undefined) sendEvent(httpResponse, lineOf(reply).trimEnd());
+  if (httpResponse.writableEnded || httpResponse.destroyed) return;
+  if (streaming) httpResponse.end();
+  else if (reply === undefined) httpResponse.writeHead(202).end();
+  else sendReply(httpResponse, statusOf(reply, modern), reply);
+}
+
+/** A reply's HTTP status: 400 for a message we cannot take, 404 for a 2026-07-28 method we do
+ * not serve (2026-07-28 transports §Request Metadata); 200 for every other answer. */
+function statusOf(reply: Response | Response[], modern: boolean): number {
+  const code = Array.isArray(reply) || !("error" in reply) ? undefined : reply.error.code;
+  const refused = [PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION];
+  if (code === METHOD_NOT_FOUND && modern) return 404;
+  return refused.some((refusal) => refusal === code) ? 400 : 200;
+}
+
+/** Sends a reply as JSON, with the status and headers given. */
+function sendReply(httpResponse: ServerResponse, status: number, reply: Response | Response[],
+  headers: Record<string, string> = {}): void {
+  const json = lineOf(reply);
+  const type = { "content-type": "application/json", "content-length": Buffer.byteLength(json) };
+  httpResponse.writeHead(status, { ...type, ...headers }).end(json);
+}
+
+/** subscriptions/listen: acknowledges with the part of the filter we honour, none, as our tools
+ * never change; then holds the stream open until the client closes it (2026-07-28
+ * basic/patterns/subscriptions). */
+function listenForChanges(params: JSONObject, id: RequestId): Served {
+  const call = new ToolCall(params._meta);
+  const acknowledged = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  const method = "notifications/subscriptions/acknowledged";
+  call.send({ jsonrpc: "2.0", method, params: acknowledged });
+  return settle(new Promise(() => {}), id, call);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 
 // server.ts
-import process from "node:process";
 import { createInterface } from "node:readline";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
 var TOOLS = [
   {
     name: "add",
@@ -36,7 +37,7 @@ function toolResult(text, isError) {
 var NO_CONTEXT = { signal: new AbortController().signal, progress: noProgress, elicit: noForm };
 function noProgress(progress, total, message) {
 }
-function noForm(message, form) {
+function noForm(message, form, key) {
   return Promise.reject(new Error("This server cannot ask the user"));
 }
 var SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
@@ -46,7 +47,12 @@ var serve = (method, params, id) => METHODS.get(method)?.(params, id);
 var runTool = (tool, args, params, id) => Promise.resolve(args).then((given) => tool.handler(given, NO_CONTEXT)).then((result) => ({ result }), (error) => ({ result: toolResult(String(error), true) }));
 var answerBatch = (values) => respond(values);
 var receive = (response2) => void 0;
-var writeLog = (line) => process.stderr.write(line);
+var log = (text) => process.stderr.write(`[server] ${text}
+`);
+var startTransport = async () => {
+  log("stdio server started — waiting for JSON-RPC messages on stdin");
+  for await (const line of createInterface({ input: process.stdin })) send(await answer(line));
+};
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -111,12 +117,8 @@ function send(message) {
   if (message !== void 0) process.stdout.write(`${JSON.stringify(message)}
 `);
 }
-var log = (text) => writeLog(`[server] ${text}
-`);
-var lines = createInterface({ input: process.stdin });
-lines.on("line", (line) => void Promise.resolve(answer(line)).then(send));
-log("stdio server started — waiting for JSON-RPC messages on stdin");
-process.stdin.removeAllListeners("data");
+queueMicrotask(() => void startTransport());
+startTransport = readStdin;
 var MAX_LINE_BYTES = 64 * 1024 * 1024;
 var MAX_WRITE = 1024 * 1024;
 var INTERNAL_ERROR = -32603;
@@ -135,9 +137,9 @@ var LineSplitter = class {
     }
     const first = this.#size > 0 ? chunk.indexOf(10) : -1;
     const whole = first < last ? decodeLines(chunk.subarray(first + 1, last)) : [];
-    const lines2 = first === -1 ? whole : [this.#end(chunk.subarray(0, first)), ...whole];
+    const lines = first === -1 ? whole : [this.#end(chunk.subarray(0, first)), ...whole];
     this.#hold(chunk.subarray(last + 1));
-    return lines2;
+    return lines;
   }
   /** Returns the last line, if the input ended after it without a "\n". */
   flush() {
@@ -206,30 +208,33 @@ function writeLater(reply) {
     if (ready !== void 0) write(lineOf(ready));
   }));
 }
-function answerLines(lines2, start = 0) {
+function answerLines(lines, start = 0) {
   let text = "";
-  for (let next = start; next < lines2.length; next += 1) {
-    const reply = answerLine(lines2[next] ?? "");
+  for (let next = start; next < lines.length; next += 1) {
+    const reply = answerLine(lines[next] ?? "");
     if (reply instanceof Promise) writeLater(reply);
     else if (reply !== void 0) text += lineOf(reply);
     if (text.length < MAX_WRITE) continue;
     const flowing = write(text);
     text = "";
     if (flowing) continue;
-    const rest = () => answerLines(lines2, next + 1);
+    const rest = () => answerLines(lines, next + 1);
     keep(new Promise((resolve) => process.stdout.once("drain", () => resolve(rest()))));
     return;
   }
   if (text !== "") write(text);
 }
-var splitter = new LineSplitter();
-process.stdin.on("data", (chunk) => answerLines(splitter.transform(chunk)));
-process.stdin.on("end", async () => {
-  answerLines(splitter.flush());
-  while (pending.size > 0) await Promise.all(pending);
-  process.stdout.write("", () => process.exit(0));
-});
-process.stdout.on("error", () => process.exit(0));
+async function readStdin() {
+  log("stdio server started — waiting for JSON-RPC messages on stdin");
+  const splitter = new LineSplitter();
+  process.stdin.on("data", (chunk) => answerLines(splitter.transform(chunk)));
+  process.stdin.on("end", async () => {
+    answerLines(splitter.flush());
+    while (pending.size > 0) await Promise.all(pending);
+    process.stdout.write("", () => process.exit(0));
+  });
+  process.stdout.on("error", () => process.exit(0));
+}
 process.stderr.on("error", () => {
 });
 METHODS.set("tools/call", (params, id) => argumentsProblem(params) ?? callTool(params, id));
@@ -298,7 +303,8 @@ function toolError(name, error) {
   log(`tool ${JSON.stringify(name)} ${aborted ? "stopped" : "failed"}: ${said}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
 }
-writeLog = writeLogEscaped;
+log = (text) => writeLogEscaped(`[server] ${text}
+`);
 var UNPRINTABLE = /[\0-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 var MAX_LOG_BACKLOG = 1024 * 1024;
 var droppedLogLines = 0;
@@ -332,7 +338,7 @@ function batchOf(replies) {
 }
 var MODERN_VERSION = "2026-07-28";
 var SUPPORTED_VERSIONS = [MODERN_VERSION, ...LEGACY_VERSIONS];
-var MODERN_METHODS = ["server/discover", "tools/list", "tools/call"];
+var MODERN_METHODS = ["server/discover", "tools/list", "tools/call", "subscriptions/listen"];
 var PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 var CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 var CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
@@ -364,13 +370,14 @@ function eraOf(meta) {
   if (version === void 0 || LEGACY_VERSIONS.some((known) => known === version)) return "legacy";
   const named = `_meta["${PROTOCOL_VERSION_KEY}"]`;
   if (typeof version !== "string") return invalidParams(`${named} must be a string`);
-  if (version !== MODERN_VERSION) {
-    const data = { supported: SUPPORTED_VERSIONS, requested: version };
-    const message = "Unsupported protocol version";
-    return { error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data } };
-  }
+  if (version !== MODERN_VERSION) return unsupportedVersion(version);
   const required = `_meta["${CLIENT_CAPABILITIES_KEY}"] is required`;
   return isObject(meta[CLIENT_CAPABILITIES_KEY]) ? "modern" : invalidParams(required);
+}
+function unsupportedVersion(requested) {
+  const data = { supported: SUPPORTED_VERSIONS, requested };
+  const message = "Unsupported protocol version";
+  return { error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data } };
 }
 function isModern(meta) {
   return isObject(meta) && meta[PROTOCOL_VERSION_KEY] === MODERN_VERSION;
@@ -398,6 +405,8 @@ function isRequestId(value) {
   return typeof value === "string" || Number.isSafeInteger(value);
 }
 var inFlight = /* @__PURE__ */ new Map();
+var takeCall = (call) => {
+};
 var ToolCall = class {
   /** The request's `_meta`: its progressToken, and in 2026-07-28 its era and the client. */
   meta;
@@ -405,10 +414,13 @@ var ToolCall = class {
   #progressToken;
   #lastProgress = -Infinity;
   #controller;
+  /** Sends a message of this call's to the client: its progress, our requests to the client. */
+  send = send;
   constructor(meta) {
     this.meta = meta;
     const token = isObject(meta) ? meta.progressToken : void 0;
     this.#progressToken = isRequestId(token) ? token : void 0;
+    takeCall(this);
   }
   get signal() {
     this.#controller ??= new AbortController();
@@ -422,7 +434,7 @@ var ToolCall = class {
     if (this.#progressToken === void 0 || !increases) return;
     this.#lastProgress = progress;
     const params = { progressToken: this.#progressToken, progress, total, message };
-    send({ jsonrpc: "2.0", method: "notifications/progress", params });
+    this.send({ jsonrpc: "2.0", method: "notifications/progress", params });
   };
   /** Asks the user; elicitation (section 8) gives a call that can ask its own. */
   elicit = NO_CONTEXT.elicit;
@@ -482,16 +494,16 @@ function runAsking(tool, args, params, id) {
   if (retry !== void 0 && "error" in retry) return retry;
   const round = retry === void 0 ? void 0 : { ...retry, asked: 0, unanswered: {} };
   const call = new ToolCall(params._meta);
-  call.elicit = (message, form) => elicit(call, message, form, round);
+  call.elicit = (message, form, key) => elicit(call, message, form, round, key);
   const served = runInFlight(tool, args, params, id, call);
   if (round === void 0 || !(served instanceof Promise)) return served;
   return served.then((done) => done ?? inputRequired(tool.name, args, round));
 }
-function elicit(call, message, form, round) {
+function elicit(call, message, form, round, key) {
   const capable = canElicit(capabilitiesOf(call.meta));
   if (!capable) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
   const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const asked = round === void 0 ? ask(call, request) : lookUp(call, round, request);
+  const asked = round === void 0 ? ask(call, request) : lookUp(call, round, request, key);
   return asked.then((value) => checkedAnswer(value, form));
 }
 function canElicit(capabilities) {
@@ -505,24 +517,24 @@ function ask(call, request) {
   if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ElicitationError(TOO_MANY));
   requestsSent += 1;
   const id = `elicitation-${requestsSent}`;
-  send({ jsonrpc: "2.0", id, ...request });
+  call.send({ jsonrpc: "2.0", id, ...request });
   return new Promise((resolve, reject) => {
     awaiting.set(id, { resolve, reject });
     signal.addEventListener("abort", () => {
       if (!awaiting.delete(id)) return;
       reject(signal.reason);
       const params = { requestId: id, reason: "The tool call was cancelled" };
-      send({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+      call.send({ jsonrpc: "2.0", method: "notifications/cancelled", params });
     });
   });
 }
 var TOO_MANY = `${MAX_QUESTIONS} questions already wait for the client`;
-function lookUp(call, round, request) {
+function lookUp(call, round, request, key) {
   round.asked += 1;
-  const key = `elicitation-${round.asked}`;
-  if (Object.hasOwn(round.answers, key)) return Promise.resolve(round.answers[key]);
+  const name = key ?? `elicitation-${round.asked}`;
+  if (Object.hasOwn(round.answers, name)) return Promise.resolve(round.answers[name]);
   if (Object.keys(round.unanswered).length === 0) setImmediate(() => call.cancel());
-  round.unanswered[key] = request;
+  round.unanswered[name] = request;
   return new Promise(() => {
   });
 }
@@ -594,4 +606,178 @@ function openState(requestState, name, args) {
   const state = JSON.parse(Buffer.from(body, "base64url").toString());
   if (!isObject(state) || !Array.isArray(state.asked) || !isObject(state.answers)) return void 0;
   return { asked: state.asked.filter((key) => typeof key === "string"), answers: state.answers };
+}
+var MAX_BODY_BYTES = 4 * 1024 * 1024;
+var TIMEOUTS = {
+  headersTimeout: 1e4,
+  requestTimeout: 3e4,
+  connectionsCheckingInterval: 1e3
+};
+var HEADER_MISMATCH = -32020;
+var TRANSPORT_ERROR = -32e3;
+var SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
+var allowedHosts = /* @__PURE__ */ new Set(["localhost", "127.0.0.1", "::1"]);
+var authorized = (authorization) => true;
+if (process.argv.includes("--http")) {
+  const [host, port] = httpAddress(process.argv.slice(2));
+  startTransport = () => listen(host, port).catch((error) => {
+    log(`cannot serve HTTP on ${host}:${port}: ${error.message}`);
+    process.exit(1);
+  });
+  METHODS.set("subscriptions/listen", listenForChanges);
+}
+function httpAddress(words) {
+  let [address, understood] = [null, true];
+  for (let at = 0; at < words.length; at += 2) {
+    const [option, value = ""] = [words[at], words[at + 1]];
+    if (option === "--http") address = /^(?:\[?([^\]]*?)\]?:)?(\d{1,5})$/.exec(value);
+    else if (option === "--allow-host") allowedHosts.add(hostnameOf(value));
+    else understood = false;
+  }
+  if (!understood || address === null || Number(address[2]) > 65535) {
+    log("usage: server.mjs --http [HOST:]PORT [--allow-host HOST]...");
+    process.exit(2);
+  }
+  const host = address[1] ?? "127.0.0.1";
+  allowedHosts.add(host.toLowerCase());
+  return [host, Number(address[2])];
+}
+async function listen(host, port) {
+  const { createServer } = await import("node:http");
+  useSecrets(await import("node:crypto"));
+  const server = createServer(TIMEOUTS, (httpRequest, httpResponse) => {
+    handle(httpRequest, httpResponse).catch(() => httpResponse.destroy());
+  });
+  await once(server.listen(port, host), "listening");
+  const address = server.address();
+  const bound = typeof address === "object" && address !== null ? address.port : port;
+  const authority = host.includes(":") ? `[${host}]:${bound}` : `${host}:${bound}`;
+  log(`Streamable HTTP server started — MCP endpoint http://${authority}/mcp`);
+}
+function useSecrets(crypto) {
+  const { MCP_BEARER_TOKEN: token, MCP_STATE_SECRET: secret, MCP_STATE_SECRET_FILE: file } = process.env;
+  const digest = (text) => crypto.createHash("sha256").update(text).digest();
+  const bearer = digest(`Bearer ${token}`);
+  if (token !== void 0) authorized = (text = "") => crypto.timingSafeEqual(digest(text), bearer);
+  const shared = file === void 0 ? secret : readFileSync(file, "utf8").trim();
+  if (shared !== void 0 && shared !== "") signing = { crypto, key: Buffer.from(shared) };
+}
+async function handle(httpRequest, httpResponse) {
+  const refusal = refusalOf(httpRequest);
+  const body = refusal === void 0 ? await readBody(httpRequest) : void 0;
+  if (body !== void 0) return answerPost(httpRequest, httpResponse, body);
+  const tooLarge = `Payload Too Large: ${MAX_BODY_BYTES} bytes at most`;
+  const [status, message, headers] = refusal ?? [413, tooLarge, { connection: "close" }];
+  sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
+}
+function refusalOf(httpRequest) {
+  const { host = "", origin = host, authorization } = httpRequest.headers;
+  if (!allowedHosts.has(hostnameOf(host))) return [403, `Forbidden: Host ${host}`];
+  if (!allowedHosts.has(hostnameOf(origin))) return [403, `Forbidden: Origin ${origin}`];
+  if (httpRequest.url?.split("?")[0] !== "/mcp") return [404, "Not Found: the endpoint is /mcp"];
+  if (!authorized(authorization)) return [401, "Unauthorized", { "www-authenticate": "Bearer" }];
+  if (httpRequest.method !== "POST") return [405, "Method Not Allowed", { allow: "POST" }];
+  return void 0;
+}
+function hostnameOf(value) {
+  const name = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\[([^\]]*)\]|([^:/]*))/i.exec(value);
+  return (name?.[1] ?? name?.[2] ?? "").toLowerCase();
+}
+async function readBody(httpRequest) {
+  const chunks = [];
+  let size = 0;
+  httpRequest.on("data", (chunk) => {
+    size += chunk.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  });
+  await once(httpRequest, "end");
+  return size > MAX_BODY_BYTES ? void 0 : Buffer.concat(chunks);
+}
+function answerPost(httpRequest, httpResponse, body) {
+  let value;
+  try {
+    value = JSON.parse(UTF8.decode(body).replace(/^\uFEFF/, ""));
+  } catch {
+    return sendReply(httpResponse, 400, response(null, failure(PARSE_ERROR, "Parse error")));
+  }
+  const problem = headerProblem(httpRequest.headers, value);
+  const id = isObject(value) && isRequestId(value.id) ? value.id : null;
+  if (problem !== void 0) return sendReply(httpResponse, 400, response(id, problem));
+  takeCall = (call) => {
+    call.send = (message) => sendEvent(httpResponse, JSON.stringify(message));
+    httpResponse.on("close", () => httpResponse.writableFinished || call.cancel());
+  };
+  const replied = Array.isArray(value) ? answerBatch(value) : respond(value);
+  takeCall = () => {
+  };
+  const modern = isModernPost(httpRequest.headers, value);
+  if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
+  void replied.then((ready) => finish(httpResponse, ready, modern));
+}
+function headerProblem(headers, value) {
+  const version = headers["mcp-protocol-version"];
+  const known = SUPPORTED_VERSIONS.some((supported) => supported === version);
+  if (version !== void 0 && !known) return unsupportedVersion(String(version));
+  if (!isObject(value) || value.id === void 0 || !isModernPost(headers, value)) return void 0;
+  const params = isObject(value.params) ? value.params : {};
+  const meta = isObject(params._meta) ? params._meta : {};
+  const required = `_meta["${PROTOCOL_VERSION_KEY}"] is required`;
+  if (meta[PROTOCOL_VERSION_KEY] === void 0) return invalidParams(required);
+  const mirrored = [
+    ["MCP-Protocol-Version", version, meta[PROTOCOL_VERSION_KEY]],
+    ["Mcp-Method", headers["mcp-method"], value.method]
+  ];
+  const name = headers["mcp-name"];
+  const encoded = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(String(name))?.[1];
+  const decoded = encoded === void 0 ? name : Buffer.from(encoded, "base64").toString();
+  if (value.method === "tools/call") mirrored.push(["Mcp-Name", decoded, params.name]);
+  const [era, wrong] = [eraOf(meta), mirrored.find(([, header2, body2]) => header2 !== body2)];
+  if (wrong === void 0) return typeof era === "string" ? void 0 : era;
+  const [header, body] = wrong.slice(1).map((part) => JSON.stringify(part) ?? "none");
+  const message = `Header mismatch: ${wrong[0]} header ${header} does not match body value ${body}`;
+  return failure(HEADER_MISMATCH, message);
+}
+function isModernPost(headers, value) {
+  if (headers["mcp-protocol-version"] === MODERN_VERSION) return true;
+  return isObject(value) && isObject(value.params) && isModern(value.params._meta);
+}
+function sendEvent(httpResponse, json) {
+  if (httpResponse.writableEnded || httpResponse.destroyed) return;
+  if (!httpResponse.headersSent) {
+    const headers = { "cache-control": "no-cache", "x-accel-buffering": "no" };
+    httpResponse.writeHead(200, { "content-type": "text/event-stream", ...headers });
+    const keepAlive = setInterval(() => httpResponse.write(": keep-alive\n\n"), 15e3);
+    httpResponse.on("close", () => clearInterval(keepAlive));
+  }
+  httpResponse.write(`event: message
+data: ${json}
+
+`);
+}
+function finish(httpResponse, reply, modern) {
+  const streaming = httpResponse.headersSent;
+  if (streaming && reply !== void 0) sendEvent(httpResponse, lineOf(reply).trimEnd());
+  if (httpResponse.writableEnded || httpResponse.destroyed) return;
+  if (streaming) httpResponse.end();
+  else if (reply === void 0) httpResponse.writeHead(202).end();
+  else sendReply(httpResponse, statusOf(reply, modern), reply);
+}
+function statusOf(reply, modern) {
+  const code = Array.isArray(reply) || !("error" in reply) ? void 0 : reply.error.code;
+  const refused = [PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION];
+  if (code === METHOD_NOT_FOUND && modern) return 404;
+  return refused.some((refusal) => refusal === code) ? 400 : 200;
+}
+function sendReply(httpResponse, status, reply, headers = {}) {
+  const json = lineOf(reply);
+  const type = { "content-type": "application/json", "content-length": Buffer.byteLength(json) };
+  httpResponse.writeHead(status, { ...type, ...headers }).end(json);
+}
+function listenForChanges(params, id) {
+  const call = new ToolCall(params._meta);
+  const acknowledged = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  const method = "notifications/subscriptions/acknowledged";
+  call.send({ jsonrpc: "2.0", method, params: acknowledged });
+  return settle(new Promise(() => {
+  }), id, call);
 }

@@ -177,8 +177,8 @@ export function withEntries(source: string, entries: readonly string[], imports:
   if (tools === -1) throw new Error("server.ts has no TOOLS table");
   const close = source.indexOf("\n];\n", tools);
   const pasted = `${source.slice(0, close)}\n${entries.join("\n")}${source.slice(close)}`;
-  const ownImport = 'import process from "node:process";\n';
-  if (!pasted.includes(ownImport)) throw new Error("server.ts no longer imports node:process");
+  const ownImport = 'import { createInterface } from "node:readline";\n';
+  if (!pasted.includes(ownImport)) throw new Error("server.ts no longer imports node:readline");
   // No imports, no line: the entries land where a reader pastes them, line for line.
   return imports === "" ? pasted : pasted.replace(ownImport, `${ownImport}${imports}\n`);
 }

@@ -15,7 +15,7 @@ import { join } from "node:path";
 const root = join(import.meta.dirname, "..", "..");
 
 /** The import that the `ts imports` block goes after, as docs/tools.md says. */
-const OWN_IMPORT = 'import process from "node:process";\n';
+const OWN_IMPORT = 'import { createInterface } from "node:readline";\n';
 
 /** The chapter whose tools the Claude Code tests run. */
 const CHAPTER = join("docs", "tools.md");
