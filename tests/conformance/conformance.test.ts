@@ -32,7 +32,9 @@ const SUITE = join(import.meta.dirname, "node_modules", "@modelcontextprotocol",
   "dist", "index.js");
 
 /** The capabilities an expected failure may name: those the server does not offer. */
-const NOT_OFFERED = ["resources", "prompts", "completions", "logging", "sampling", "roots"];
+const NOT_OFFERED = [
+  "resources", "prompts", "completions", "logging", "sampling", "roots", "tasks", "x-mcp-header",
+];
 
 /** Where the server says where it listens (the contract of `--http`). */
 const ENDPOINT = /(http:\/\/\S+\/mcp)\b/;
