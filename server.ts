@@ -874,6 +874,10 @@ type Rejection = (reason: Error) => void;
 /** How many requests of our own we have sent: each gets the next number in its id. */
 let requestsSent = 0;
 
+/** The id of our n-th request to the client: the count, readable in a log. Over Streamable HTTP
+ * (section 10) any client can POST a response, so there it is one no other client can guess. */
+let questionId = (count: number): RequestId => `elicitation-${count}`;
+
 /** 2026-07-28 elicitation's state of one round (basic/patterns/mrtr): the answers the round was
  * given by key, how many elicits the handler has made, and those it was given no answer to. */
 type Round = { answers: JSONObject; asked: number; unanswered: JSONObject };
@@ -922,7 +926,7 @@ function ask(call: ToolCall, request: JSONObject): Promise<unknown> {
   if (signal.aborted) return Promise.reject(signal.reason);
   if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ElicitationError(TOO_MANY));
   requestsSent += 1;
-  const id = `elicitation-${requestsSent}`;
+  const id = questionId(requestsSent);
   call.send({ jsonrpc: "2.0", id, ...request });
   return new Promise((resolve, reject: Rejection) => {
     awaiting.set(id, { resolve, reject });
@@ -1122,6 +1126,7 @@ if (process.argv.includes("--http")) {
     process.exit(1);
   });
   METHODS.set("subscriptions/listen", listenForChanges);
+  questionId = (count) => `elicitation-${count}-${crypto.randomUUID()}`;
 }
 
 /** The host and port of `--http [HOST:]PORT`, with each `--allow-host` taken; any other word
@@ -1235,7 +1240,8 @@ function answerPost(httpRequest: IncomingMessage, httpResponse: ServerResponse, 
   httpResponse.on("close", () => {
     if (!httpResponse.writableFinished) for (const call of calls) call.cancel();
   });
-  const modern = isModernPost(httpRequest.headers, value);
+  // A 2026-07-28 body with no header to say so has had its 400 from headerProblem.
+  const modern = httpRequest.headers["mcp-protocol-version"] === MODERN_VERSION;
   if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
   void replied.then((ready) => finish(httpResponse, ready, modern));
 }
@@ -1249,9 +1255,10 @@ function headerProblem(headers: IncomingHttpHeaders, value: unknown): Outcome | 
   const version = headers["mcp-protocol-version"];
   const known = SUPPORTED_VERSIONS.some((supported) => supported === version);
   if (version !== undefined && !known) return unsupportedVersion(String(version));
-  if (!isObject(value) || value.id === undefined || !isModernPost(headers, value)) return undefined;
+  if (!isObject(value) || value.id === undefined) return undefined;
   const params = isObject(value.params) ? value.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
+  if (version !== MODERN_VERSION && !isModern(meta)) return undefined;
   // The body must say it too, and what it lacks is its params' fault (2026-07-28 basic/index).
   const required = `_meta["${PROTOCOL_VERSION_KEY}"] is required`;
   if (meta[PROTOCOL_VERSION_KEY] === undefined) return invalidParams(required);
@@ -1269,12 +1276,6 @@ function headerProblem(headers: IncomingHttpHeaders, value: unknown): Outcome | 
   const [header, body] = wrong.slice(1).map((part) => JSON.stringify(part) ?? "none");
   const message = `Header mismatch: ${wrong[0]} header ${header} does not match body value ${body}`;
   return failure(HEADER_MISMATCH, message);
-}
-
-/** Whether a POST is of 2026-07-28, by its version header or by its body's `_meta`. */
-function isModernPost(headers: IncomingHttpHeaders, value: unknown): boolean {
-  if (headers["mcp-protocol-version"] === MODERN_VERSION) return true;
-  return isObject(value) && isObject(value.params) && isModern(value.params._meta);
 }
 
 /** Sends a JSON message of a call's before its response: the response becomes an event stream,

@@ -488,6 +488,7 @@ var ElicitationError = class extends Error {
 };
 var awaiting = /* @__PURE__ */ new Map();
 var requestsSent = 0;
+var questionId = (count) => `elicitation-${count}`;
 function runAsking(tool, args, params, id) {
   if (tool.handler.length < 2) return runInFlight(tool, args, params, id);
   const retry = isModern(params._meta) ? answersOf(params, tool.name, args) : void 0;
@@ -516,7 +517,7 @@ function ask(call, request) {
   if (signal.aborted) return Promise.reject(signal.reason);
   if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ElicitationError(TOO_MANY));
   requestsSent += 1;
-  const id = `elicitation-${requestsSent}`;
+  const id = questionId(requestsSent);
   call.send({ jsonrpc: "2.0", id, ...request });
   return new Promise((resolve, reject) => {
     awaiting.set(id, { resolve, reject });
@@ -582,13 +583,13 @@ async function inputRequired(name, args, round) {
 var FIRST_ROUND = { asked: [], answers: {} };
 var signing;
 async function signer() {
-  const crypto = await import("node:crypto");
-  signing ??= { crypto, key: crypto.randomBytes(32) };
+  const crypto2 = await import("node:crypto");
+  signing ??= { crypto: crypto2, key: crypto2.randomBytes(32) };
   return signing;
 }
-function signature({ crypto, key }, name, args, body) {
+function signature({ crypto: crypto2, key }, name, args, body) {
   const call = JSON.stringify([name, args]);
-  return crypto.createHmac("sha256", key).update(`${call}
+  return crypto2.createHmac("sha256", key).update(`${call}
 ${body}`).digest("base64url");
 }
 async function sealState(name, args, state) {
@@ -625,6 +626,7 @@ if (process.argv.includes("--http")) {
     process.exit(1);
   });
   METHODS.set("subscriptions/listen", listenForChanges);
+  questionId = (count) => `elicitation-${count}-${crypto.randomUUID()}`;
 }
 function httpAddress(words) {
   let [address, understood] = [null, true];
@@ -654,13 +656,13 @@ async function listen(host, port) {
   const authority = host.includes(":") ? `[${host}]:${bound}` : `${host}:${bound}`;
   log(`Streamable HTTP server started — MCP endpoint http://${authority}/mcp`);
 }
-function useSecrets(crypto) {
+function useSecrets(crypto2) {
   const { MCP_BEARER_TOKEN: token, MCP_STATE_SECRET: secret, MCP_STATE_SECRET_FILE: file } = process.env;
-  const digest = (text) => crypto.createHash("sha256").update(text).digest();
+  const digest = (text) => crypto2.createHash("sha256").update(text).digest();
   const bearer = digest(`Bearer ${token}`);
-  if (token !== void 0) authorized = (text = "") => crypto.timingSafeEqual(digest(text), bearer);
+  if (token !== void 0) authorized = (text = "") => crypto2.timingSafeEqual(digest(text), bearer);
   const shared = file === void 0 ? secret : readFileSync(file, "utf8").trim();
-  if (shared !== void 0 && shared !== "") signing = { crypto, key: Buffer.from(shared) };
+  if (shared !== void 0 && shared !== "") signing = { crypto: crypto2, key: Buffer.from(shared) };
 }
 async function handle(httpRequest, httpResponse) {
   const refusal = refusalOf(httpRequest);
@@ -713,7 +715,7 @@ function answerPost(httpRequest, httpResponse, body) {
   httpResponse.on("close", () => {
     if (!httpResponse.writableFinished) for (const call of calls) call.cancel();
   });
-  const modern = isModernPost(httpRequest.headers, value);
+  const modern = httpRequest.headers["mcp-protocol-version"] === MODERN_VERSION;
   if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
   void replied.then((ready) => finish(httpResponse, ready, modern));
 }
@@ -721,9 +723,10 @@ function headerProblem(headers, value) {
   const version = headers["mcp-protocol-version"];
   const known = SUPPORTED_VERSIONS.some((supported) => supported === version);
   if (version !== void 0 && !known) return unsupportedVersion(String(version));
-  if (!isObject(value) || value.id === void 0 || !isModernPost(headers, value)) return void 0;
+  if (!isObject(value) || value.id === void 0) return void 0;
   const params = isObject(value.params) ? value.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
+  if (version !== MODERN_VERSION && !isModern(meta)) return void 0;
   const required = `_meta["${PROTOCOL_VERSION_KEY}"] is required`;
   if (meta[PROTOCOL_VERSION_KEY] === void 0) return invalidParams(required);
   const mirrored = [
@@ -739,10 +742,6 @@ function headerProblem(headers, value) {
   const [header, body] = wrong.slice(1).map((part) => JSON.stringify(part) ?? "none");
   const message = `Header mismatch: ${wrong[0]} header ${header} does not match body value ${body}`;
   return failure(HEADER_MISMATCH, message);
-}
-function isModernPost(headers, value) {
-  if (headers["mcp-protocol-version"] === MODERN_VERSION) return true;
-  return isObject(value) && isObject(value.params) && isModern(value.params._meta);
 }
 function sendEvent(httpResponse, json) {
   if (httpResponse.writableEnded || httpResponse.destroyed) return;

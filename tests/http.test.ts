@@ -562,7 +562,7 @@ describe("Streamable HTTP", { concurrency: true }, () => {
       assert.deepEqual(json(legacy), { jsonrpc: "2.0", id: 10, result: {} }, shown(legacy));
     });
 
-    test("a legacy elicitation goes out on the call's event stream, the client's answer is accepted 202, and the call's result follows", async () => {
+    test("a legacy elicitation goes out on the call's event stream under an id no other client can guess, the client's answer is accepted 202, and the call's result follows", async () => {
       const initialize = legacyRequest(0, "initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "http-test", version: "1" } });
       assert.equal((await send(tools.port, initialize)).status, 200);
       const call = await open(tools.port, legacyRequest(11, "tools/call", { name: "deploy", arguments: { environment: "production" } }));
@@ -573,6 +573,11 @@ describe("Streamable HTTP", { concurrency: true }, () => {
         const question = call.events()[0]?.data;
         assert.equal(question?.method, "elicitation/create", call.text());
         assert.equal(question?.params?.message, "Deploy to production?");
+        // Any client can POST a response: the question's id is one no other client can guess, so
+        // an answer to the plain count is nobody's, and the question still waits for its own.
+        assert.match(String(question?.id), /^elicitation-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+        const guessed = { jsonrpc: "2.0", id: String(question?.id).replace(/-[0-9a-f-]{36}$/, ""), result: { action: "decline" } };
+        assert.equal((await send(tools.port, guessed)).status, 202);
         const reply = { jsonrpc: "2.0", id: question?.id, result: { action: "accept", content: { confirm: true } } };
         const accepted = await send(tools.port, reply);
         assert.equal(accepted.status, 202, shown(accepted));
