@@ -77,12 +77,12 @@ type Handler = (args: JSONObject, context: ToolContext) => CallToolResult | Prom
  * to cancel, report or ask. Calls in flight and elicitation, below the stop line, make it live:
  * `signal` aborts when the client cancels the call, `progress` reports how far it has come,
  * `elicit` asks the user to fill in a form (in 2026-07-28 the handler then runs again, from the
- * start, with the answer).
+ * start, with the answer; `key`, if given, names the question there).
  */
 const NO_CONTEXT = { signal: new AbortController().signal, progress: noProgress, elicit: noForm };
 type ToolContext = typeof NO_CONTEXT;
 function noProgress(progress: number, total?: number, message?: string): void {}
-function noForm(message: string, form: ObjectSchema): Promise<ElicitResult> {
+function noForm(message: string, form: ObjectSchema, key?: string): Promise<ElicitResult> {
   return Promise.reject(new Error("This server cannot ask the user"));
 }
 
@@ -887,7 +887,7 @@ function runAsking(tool: Tool, args: JSONObject, params: JSONObject, id: Request
   if (retry !== undefined && "error" in retry) return retry;
   const round = retry === undefined ? undefined : { ...retry, asked: 0, unanswered: {} };
   const call = new ToolCall(params._meta);
-  call.elicit = (message, form) => elicit(call, message, form, round);
+  call.elicit = (message, form, key) => elicit(call, message, form, round, key);
   const served = runInFlight(tool, args, params, id, call);
   if (round === undefined || !(served instanceof Promise)) return served;
   // Stopped at the end of a round: input_required, with what it asked.
@@ -896,13 +896,13 @@ function runAsking(tool: Tool, args: JSONObject, params: JSONObject, id: Request
 
 /** A call's elicit: asks for a form only (URL mode is out of scope), in the call's era, and
  * checks the answer. A legacy call has no round. */
-function elicit(call: ToolCall, message: string, form: ObjectSchema, round: Round | undefined):
-  Promise<ElicitResult> {
+function elicit(call: ToolCall, message: string, form: ObjectSchema, round: Round | undefined,
+  key?: string): Promise<ElicitResult> {
   const capable = canElicit(capabilitiesOf(call.meta));
   if (!capable) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
   // No `mode`: leaving it out means a form in 2025-11-25 and later, and 2025-06-18 has none.
   const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const asked = round === undefined ? ask(call, request) : lookUp(call, round, request);
+  const asked = round === undefined ? ask(call, request) : lookUp(call, round, request, key);
   return asked.then((value) => checkedAnswer(value, form));
 }
 
@@ -937,21 +937,22 @@ function ask(call: ToolCall, request: JSONObject): Promise<unknown> {
 const TOO_MANY = `${MAX_QUESTIONS} questions already wait for the client`;
 
 /**
- * 2026-07-28: the answer this round carries for the request, keyed by its place in the order the
- * handler asks. With none, the round ends once the handler has had its turn, and runAsking
- * answers the call with every request still unanswered. "Its turn" is until setImmediate: every
- * promise settled meanwhile has run its callbacks. So with no answers yet,
+ * 2026-07-28: the answer this round carries for the request, keyed by the key the handler named,
+ * or else by its place in the order the handler asks. With none, the round ends once the
+ * handler has had its turn, and runAsking answers the call with every request still unanswered.
+ * "Its turn" is until setImmediate: every promise settled meanwhile has run its callbacks. So
+ * with no answers yet,
  *   `await Promise.all([elicit(a), elicit(b)])` asks both in one round: the retry answers both;
  *   `await elicit(a); await elicit(b);` asks a, and b only once the retry has answered a, as
  *   the second elicit runs only after the first has resolved: two retries, a then b.
  */
-function lookUp(call: ToolCall, round: Round, request: JSONObject): Promise<unknown> {
+function lookUp(call: ToolCall, round: Round, request: JSONObject, key?: string): Promise<unknown> {
   round.asked += 1;
-  const key = `elicitation-${round.asked}`;
-  if (Object.hasOwn(round.answers, key)) return Promise.resolve(round.answers[key]);
+  const name = key ?? `elicitation-${round.asked}`;
+  if (Object.hasOwn(round.answers, name)) return Promise.resolve(round.answers[name]);
   // The first question left unanswered ends the round, once the handler has had its turn.
   if (Object.keys(round.unanswered).length === 0) setImmediate(() => call.cancel());
-  round.unanswered[key] = request;
+  round.unanswered[name] = request;
   // The handler waits here for good, and is collected with what it holds.
   return new Promise(() => {});
 }
@@ -1089,9 +1090,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 
-/** The largest body we take, and the wait between keep-alive comments on a quiet event stream. */
+/** The largest body we take. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-const KEEP_ALIVE_MS = 15_000;
 
 /** The waits node:http allows, in ms: for a request's headers (a client that dribbles them is cut
  * off), and for a whole request. It checks them every connectionsCheckingInterval, 30 s by
@@ -1164,9 +1164,8 @@ function useSecrets(crypto: Signer["crypto"]): void {
   const { MCP_BEARER_TOKEN: token, MCP_STATE_SECRET: secret, MCP_STATE_SECRET_FILE: file } =
     process.env;
   const digest = (text: string) => crypto.createHash("sha256").update(text).digest();
-  const expected = digest(`Bearer ${token}`);
-  const same = (given = "") => crypto.timingSafeEqual(digest(given), expected);
-  if (token !== undefined) authorized = same;
+  const bearer = digest(`Bearer ${token}`);
+  if (token !== undefined) authorized = (text = "") => crypto.timingSafeEqual(digest(text), bearer);
   const shared = file === undefined ? secret : readFileSync(file, "utf8").trim();
   if (shared !== undefined && shared !== "") signing = { crypto, key: Buffer.from(shared) };
 }
@@ -1176,8 +1175,7 @@ async function handle(httpRequest: IncomingMessage, httpResponse: ServerResponse
   const refusal = refusalOf(httpRequest);
   const body = refusal === undefined ? await readBody(httpRequest) : undefined;
   if (body !== undefined) return answerPost(httpRequest, httpResponse, body);
-  const tooLarge = `Payload Too Large: ${MAX_BODY_BYTES} bytes at most`;
-  const [status, message, headers] = refusal ?? [413, tooLarge];
+  const [status, message, headers] = refusal ?? [413, "Payload Too Large", { connection: "close" }];
   sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
 }
 
@@ -1227,19 +1225,24 @@ function answerPost(httpRequest: IncomingMessage, httpResponse: ServerResponse, 
   const problem = headerProblem(httpRequest.headers, value);
   const id = isObject(value) && isRequestId(value.id) ? value.id : null;
   if (problem !== undefined) return sendReply(httpResponse, 400, response(id, problem));
+  const calls: ToolCall[] = [];
   takeCall = (call) => {
     call.send = (message) => sendEvent(httpResponse, JSON.stringify(message));
-    httpResponse.on("close", () => httpResponse.writableFinished || call.cancel());
+    calls.push(call);
   };
   const replied = Array.isArray(value) ? answerBatch(value) : respond(value);
   takeCall = () => {};
+  httpResponse.on("close", () => {
+    if (!httpResponse.writableFinished) for (const call of calls) call.cancel();
+  });
   const modern = isModernPost(httpRequest.headers, value);
   if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
   void replied.then((ready) => finish(httpResponse, ready, modern));
 }
 
-/** The 400 for a version we do not speak, or for headers that do not say what the body of a
- * 2026-07-28 request says (2026-07-28 transports §Request Metadata, §Server Validation). */
+/** The 400 for a version we do not speak, for headers that do not say what the body of a
+ * 2026-07-28 request says (2026-07-28 transports §Request Metadata, §Server Validation), and for
+ * a body whose `_meta` is not whole, which the era would refuse later with 200. */
 function headerProblem(headers: IncomingHttpHeaders, value: unknown): Outcome | undefined {
   // node:http gives header names in lower case, as they are case-insensitive, and each value
   // without the spaces around it; values are case-sensitive.
@@ -1249,6 +1252,9 @@ function headerProblem(headers: IncomingHttpHeaders, value: unknown): Outcome | 
   if (!isObject(value) || value.id === undefined || !isModernPost(headers, value)) return undefined;
   const params = isObject(value.params) ? value.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
+  // The body must say it too, and what it lacks is its params' fault (2026-07-28 basic/index).
+  const required = `_meta["${PROTOCOL_VERSION_KEY}"] is required`;
+  if (meta[PROTOCOL_VERSION_KEY] === undefined) return invalidParams(required);
   const mirrored: [string, unknown, unknown][] = [
     ["MCP-Protocol-Version", version, meta[PROTOCOL_VERSION_KEY]],
     ["Mcp-Method", headers["mcp-method"], value.method],
@@ -1258,8 +1264,8 @@ function headerProblem(headers: IncomingHttpHeaders, value: unknown): Outcome | 
   const encoded = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(String(name))?.[1];
   const decoded = encoded === undefined ? name : Buffer.from(encoded, "base64").toString();
   if (value.method === "tools/call") mirrored.push(["Mcp-Name", decoded, params.name]);
-  const wrong = mirrored.find(([, header, body]) => header !== body);
-  if (wrong === undefined) return undefined;
+  const [era, wrong] = [eraOf(meta), mirrored.find(([, header, body]) => header !== body)];
+  if (wrong === undefined) return typeof era === "string" ? undefined : era;
   const [header, body] = wrong.slice(1).map((part) => JSON.stringify(part) ?? "none");
   const message = `Header mismatch: ${wrong[0]} header ${header} does not match body value ${body}`;
   return failure(HEADER_MISMATCH, message);
@@ -1278,7 +1284,8 @@ function sendEvent(httpResponse: ServerResponse, json: string): void {
   if (!httpResponse.headersSent) {
     const headers = { "cache-control": "no-cache", "x-accel-buffering": "no" };
     httpResponse.writeHead(200, { "content-type": "text/event-stream", ...headers });
-    const keepAlive = setInterval(() => httpResponse.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+    // A comment every 15 s keeps a quiet stream from being cut as idle (§Receiving Messages).
+    const keepAlive = setInterval(() => httpResponse.write(": keep-alive\n\n"), 15_000);
     httpResponse.on("close", () => clearInterval(keepAlive));
   }
   httpResponse.write(`event: message\ndata: ${json}\n\n`);
@@ -1296,12 +1303,12 @@ function finish(httpResponse: ServerResponse, reply: Reply, modern: boolean): vo
 }
 
 /** A reply's HTTP status: 400 for a message we cannot take, 404 for a 2026-07-28 method we do
- * not serve (2026-07-28 transports §Request Metadata); 200 for every other answer. */
+ * not serve (2026-07-28 transports §Request Metadata); 200 for every other answer. A parse error
+ * and the 400s of headerProblem are answered before a reply is made. */
 function statusOf(reply: Response | Response[], modern: boolean): number {
   const code = Array.isArray(reply) || !("error" in reply) ? undefined : reply.error.code;
-  const refused = [PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION];
   if (code === METHOD_NOT_FOUND && modern) return 404;
-  return refused.some((refusal) => refusal === code) ? 400 : 200;
+  return code === INVALID_REQUEST || code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200;
 }
 
 /** Sends a reply as JSON, with the status and headers given. */
@@ -1315,10 +1322,9 @@ function sendReply(httpResponse: ServerResponse, status: number, reply: Response
 /** subscriptions/listen: acknowledges with the part of the filter we honour, none, as our tools
  * never change; then holds the stream open until the client closes it (2026-07-28
  * basic/patterns/subscriptions). */
-function listenForChanges(params: JSONObject, id: RequestId): Served {
-  const call = new ToolCall(params._meta);
-  const acknowledged = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
-  const method = "notifications/subscriptions/acknowledged";
-  call.send({ jsonrpc: "2.0", method, params: acknowledged });
+function listenForChanges({ _meta }: JSONObject, id: RequestId): Served {
+  const call = new ToolCall(_meta);
+  const params = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  call.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params });
   return settle(new Promise(() => {}), id, call);
 }

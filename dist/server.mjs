@@ -37,7 +37,7 @@ function toolResult(text, isError) {
 var NO_CONTEXT = { signal: new AbortController().signal, progress: noProgress, elicit: noForm };
 function noProgress(progress, total, message) {
 }
-function noForm(message, form) {
+function noForm(message, form, key) {
   return Promise.reject(new Error("This server cannot ask the user"));
 }
 var SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
@@ -494,16 +494,16 @@ function runAsking(tool, args, params, id) {
   if (retry !== void 0 && "error" in retry) return retry;
   const round = retry === void 0 ? void 0 : { ...retry, asked: 0, unanswered: {} };
   const call = new ToolCall(params._meta);
-  call.elicit = (message, form) => elicit(call, message, form, round);
+  call.elicit = (message, form, key) => elicit(call, message, form, round, key);
   const served = runInFlight(tool, args, params, id, call);
   if (round === void 0 || !(served instanceof Promise)) return served;
   return served.then((done) => done ?? inputRequired(tool.name, args, round));
 }
-function elicit(call, message, form, round) {
+function elicit(call, message, form, round, key) {
   const capable = canElicit(capabilitiesOf(call.meta));
   if (!capable) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
   const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const asked = round === void 0 ? ask(call, request) : lookUp(call, round, request);
+  const asked = round === void 0 ? ask(call, request) : lookUp(call, round, request, key);
   return asked.then((value) => checkedAnswer(value, form));
 }
 function canElicit(capabilities) {
@@ -529,12 +529,12 @@ function ask(call, request) {
   });
 }
 var TOO_MANY = `${MAX_QUESTIONS} questions already wait for the client`;
-function lookUp(call, round, request) {
+function lookUp(call, round, request, key) {
   round.asked += 1;
-  const key = `elicitation-${round.asked}`;
-  if (Object.hasOwn(round.answers, key)) return Promise.resolve(round.answers[key]);
+  const name = key ?? `elicitation-${round.asked}`;
+  if (Object.hasOwn(round.answers, name)) return Promise.resolve(round.answers[name]);
   if (Object.keys(round.unanswered).length === 0) setImmediate(() => call.cancel());
-  round.unanswered[key] = request;
+  round.unanswered[name] = request;
   return new Promise(() => {
   });
 }
@@ -608,7 +608,6 @@ function openState(requestState, name, args) {
   return { asked: state.asked.filter((key) => typeof key === "string"), answers: state.answers };
 }
 var MAX_BODY_BYTES = 4 * 1024 * 1024;
-var KEEP_ALIVE_MS = 15e3;
 var TIMEOUTS = {
   headersTimeout: 1e4,
   requestTimeout: 3e4,
@@ -658,9 +657,8 @@ async function listen(host, port) {
 function useSecrets(crypto) {
   const { MCP_BEARER_TOKEN: token, MCP_STATE_SECRET: secret, MCP_STATE_SECRET_FILE: file } = process.env;
   const digest = (text) => crypto.createHash("sha256").update(text).digest();
-  const expected = digest(`Bearer ${token}`);
-  const same = (given = "") => crypto.timingSafeEqual(digest(given), expected);
-  if (token !== void 0) authorized = same;
+  const bearer = digest(`Bearer ${token}`);
+  if (token !== void 0) authorized = (text = "") => crypto.timingSafeEqual(digest(text), bearer);
   const shared = file === void 0 ? secret : readFileSync(file, "utf8").trim();
   if (shared !== void 0 && shared !== "") signing = { crypto, key: Buffer.from(shared) };
 }
@@ -668,8 +666,7 @@ async function handle(httpRequest, httpResponse) {
   const refusal = refusalOf(httpRequest);
   const body = refusal === void 0 ? await readBody(httpRequest) : void 0;
   if (body !== void 0) return answerPost(httpRequest, httpResponse, body);
-  const tooLarge = `Payload Too Large: ${MAX_BODY_BYTES} bytes at most`;
-  const [status, message, headers] = refusal ?? [413, tooLarge];
+  const [status, message, headers] = refusal ?? [413, "Payload Too Large", { connection: "close" }];
   sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
 }
 function refusalOf(httpRequest) {
@@ -705,13 +702,17 @@ function answerPost(httpRequest, httpResponse, body) {
   const problem = headerProblem(httpRequest.headers, value);
   const id = isObject(value) && isRequestId(value.id) ? value.id : null;
   if (problem !== void 0) return sendReply(httpResponse, 400, response(id, problem));
+  const calls = [];
   takeCall = (call) => {
     call.send = (message) => sendEvent(httpResponse, JSON.stringify(message));
-    httpResponse.on("close", () => httpResponse.writableFinished || call.cancel());
+    calls.push(call);
   };
   const replied = Array.isArray(value) ? answerBatch(value) : respond(value);
   takeCall = () => {
   };
+  httpResponse.on("close", () => {
+    if (!httpResponse.writableFinished) for (const call of calls) call.cancel();
+  });
   const modern = isModernPost(httpRequest.headers, value);
   if (!(replied instanceof Promise)) return finish(httpResponse, replied, modern);
   void replied.then((ready) => finish(httpResponse, ready, modern));
@@ -723,6 +724,8 @@ function headerProblem(headers, value) {
   if (!isObject(value) || value.id === void 0 || !isModernPost(headers, value)) return void 0;
   const params = isObject(value.params) ? value.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
+  const required = `_meta["${PROTOCOL_VERSION_KEY}"] is required`;
+  if (meta[PROTOCOL_VERSION_KEY] === void 0) return invalidParams(required);
   const mirrored = [
     ["MCP-Protocol-Version", version, meta[PROTOCOL_VERSION_KEY]],
     ["Mcp-Method", headers["mcp-method"], value.method]
@@ -731,8 +734,8 @@ function headerProblem(headers, value) {
   const encoded = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(String(name))?.[1];
   const decoded = encoded === void 0 ? name : Buffer.from(encoded, "base64").toString();
   if (value.method === "tools/call") mirrored.push(["Mcp-Name", decoded, params.name]);
-  const wrong = mirrored.find(([, header2, body2]) => header2 !== body2);
-  if (wrong === void 0) return void 0;
+  const [era, wrong] = [eraOf(meta), mirrored.find(([, header2, body2]) => header2 !== body2)];
+  if (wrong === void 0) return typeof era === "string" ? void 0 : era;
   const [header, body] = wrong.slice(1).map((part) => JSON.stringify(part) ?? "none");
   const message = `Header mismatch: ${wrong[0]} header ${header} does not match body value ${body}`;
   return failure(HEADER_MISMATCH, message);
@@ -746,7 +749,7 @@ function sendEvent(httpResponse, json) {
   if (!httpResponse.headersSent) {
     const headers = { "cache-control": "no-cache", "x-accel-buffering": "no" };
     httpResponse.writeHead(200, { "content-type": "text/event-stream", ...headers });
-    const keepAlive = setInterval(() => httpResponse.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+    const keepAlive = setInterval(() => httpResponse.write(": keep-alive\n\n"), 15e3);
     httpResponse.on("close", () => clearInterval(keepAlive));
   }
   httpResponse.write(`event: message
@@ -764,20 +767,18 @@ function finish(httpResponse, reply, modern) {
 }
 function statusOf(reply, modern) {
   const code = Array.isArray(reply) || !("error" in reply) ? void 0 : reply.error.code;
-  const refused = [PARSE_ERROR, INVALID_REQUEST, HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION];
   if (code === METHOD_NOT_FOUND && modern) return 404;
-  return refused.some((refusal) => refusal === code) ? 400 : 200;
+  return code === INVALID_REQUEST || code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200;
 }
 function sendReply(httpResponse, status, reply, headers = {}) {
   const json = lineOf(reply);
   const type = { "content-type": "application/json", "content-length": Buffer.byteLength(json) };
   httpResponse.writeHead(status, { ...type, ...headers }).end(json);
 }
-function listenForChanges(params, id) {
-  const call = new ToolCall(params._meta);
-  const acknowledged = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
-  const method = "notifications/subscriptions/acknowledged";
-  call.send({ jsonrpc: "2.0", method, params: acknowledged });
+function listenForChanges({ _meta }, id) {
+  const call = new ToolCall(_meta);
+  const params = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  call.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params });
   return settle(new Promise(() => {
   }), id, call);
 }

@@ -1,0 +1,557 @@
+/**
+ * bench/http.ts — the third part of `npm run bench`: tools/call over Streamable HTTP with
+ * keep-alive, our server beside the official SDK v2's and a bare node:http responder, on this
+ * machine, now.
+ *
+ * Each contender is a command that serves MCP's Streamable HTTP transport (2026-07-28
+ * basic/transports/streamable-http) on 127.0.0.1, on a free port, and names its endpoint's URL
+ * in one stderr line. Every call is one POST of the same tools/call of `add`, as a 2026-07-28
+ * client sends it: the `_meta` envelope (protocolVersion, clientInfo, clientCapabilities) in the
+ * body, and the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name that must match it. SDK v2
+ * serves that era natively, statelessly, so it gets the very same requests, with no
+ * `initialize`. The client is node:http with a keep-alive Agent, measured from outside:
+ * - latency: over one connection, after a warm-up, sequential round trips (request written
+ *   until the last byte of the answer), p50 and p99;
+ * - throughput: CONNECTIONS connections, each sending its next call as soon as its last is
+ *   answered, until BURST_CALLS calls are answered; calls per second, the median of a few bursts;
+ * - peak memory: a fresh process, then CROWD connections opened at once, each with one call (all
+ *   with id 1, each with its own arguments, so that each must get its own answer); the server's
+ *   peak resident memory (VmHWM in /proc/PID/status) once every answer has come.
+ * Every answer is checked: HTTP 200 and the right sum (the bare responder's canned one as it is).
+ *
+ * The contenders run interleaved, as in bench/run.ts: each round runs every contender in turn,
+ * starting from a different one each round. A figure is the median over rounds; a ratio is the
+ * median of the ratios taken within each round. Beside each target stands what the bare
+ * responder scores on it. The SDK server is bundled first, the way build.mjs bundles ours.
+ *
+ * Usage: npm run build && node --import tsx bench/http.ts
+ *   BENCH_RUNS=N     rounds (5 by default)
+ *   BENCH_DIST=DIR   measure DIR/server.mjs instead of dist/server.mjs
+ * Markdown goes to stdout and progress to stderr. The exit code is 1 only when a contender fails
+ * to run or answers wrongly; a missed target is a finding, not a failure.
+ */
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
+import type { Socket } from "node:net";
+import { cpus, release, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { gzipSync } from "node:zlib";
+import { stop as stopEsbuild } from "esbuild";
+import { bundle } from "../build.mjs";
+import { start } from "../tests/helpers.ts";
+import { highWaterMark } from "./proc.ts";
+
+/** A server under test: how to start it, and the file whose size is its bundle size. */
+interface Contender {
+  name: string;
+  file: string;
+  /** Whether its tools/call answer is computed, or one canned body (the bare responder's). */
+  answers: "computed" | "canned";
+  args: string[];
+}
+
+/** One round's figures for one contender. */
+interface Figures {
+  p50Us: number;
+  p99Us: number;
+  callsPerSecond: number;
+  /** VmHWM once the fresh process of the crowd listens, before any call. */
+  startMemoryBytes: number;
+  peakMemoryBytes: number;
+}
+
+/** A started server: its endpoint, its process, and how to end it. */
+interface Running {
+  url: URL;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+/** An HTTP answer as the client read it. */
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** A keep-alive client: the agent that pools its connections, and every socket it opened. */
+interface Client {
+  agent: Agent;
+  sockets: Set<Socket>;
+}
+
+/** A ratio for a target: its value, and how it came about. */
+interface Ratio {
+  value: number;
+  detail: string;
+}
+
+/** The project's root folder. */
+const root = join(import.meta.dirname, "..");
+
+/** Rounds; five by default, as fewer make the medians noisy on a shared machine. */
+const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
+
+/** The folder of the server under test, as given and as a path. */
+const DIST_NAME = process.env.BENCH_DIST ?? "dist";
+const DIST = resolve(root, DIST_NAME);
+
+/** Sequential calls before latency is measured, so that every contender's JIT has warmed up. */
+const WARM_UP_CALLS = 200;
+/** Sequential calls, over one connection, whose round trips give p50 and p99. */
+const LATENCY_CALLS = 1_000;
+/** Connections that send calls at once for throughput, the calls of one burst, and the bursts
+ * a round sends. */
+const CONNECTIONS = 64;
+const BURST_CALLS = 20_000;
+const BURSTS_PER_ROUND = 3;
+/** Connections opened at once, each with one call, while the peak memory is read. */
+const CROWD = 500;
+/** The peak memory a server may reach under CROWD connections (issue 40). */
+const MEMORY_LIMIT_MIB = 128;
+/** How long a server may take to start, and one answer to come. */
+const TIMEOUT_MS = 60_000;
+
+/** The protocol revision our client speaks. */
+const PROTOCOL_VERSION = "2026-07-28";
+
+/** The headers of every call, as a 2026-07-28 client sends them (Content-Length aside). */
+const CALL_HEADERS = {
+  "Content-Type": "application/json",
+  Accept: "application/json, text/event-stream",
+  "MCP-Protocol-Version": PROTOCOL_VERSION,
+  "Mcp-Method": "tools/call",
+  "Mcp-Name": "add",
+};
+
+/** The line a server prints once it listens, and where its endpoint is. */
+const URL_LINE = /(http:\/\/\S+\/mcp)\b/;
+
+/** Every figure of every contender, one value per round, by "name/figure". */
+const samples = new Map<string, number[]>();
+
+/** The connections each contender's client opened, by "name/phase": a server that closes
+ * keep-alive connections makes the client open more. */
+const connections = new Map<string, number>();
+
+/** A tools/call of add(a, 1) with a 2026-07-28 client's `_meta` envelope. */
+function callBody(id: number, a: number): string {
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0.1.0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const params = { name: "add", arguments: { a, b: 1 }, _meta };
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
+}
+
+/** The middle value of a list (the mean of the middle two for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length % 2 === 1) return sorted[middle] ?? NaN;
+  return ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
+}
+
+/** The nearest-rank percentile of a list. */
+function percentile(values: readonly number[], percent: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((percent / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** The contenders, rotated to start at the round's own place. */
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const start = by % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
+/** Formats a number with thousands separators and the given decimals. */
+function decimal(value: number, digits: number): string {
+  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
+  return value.toLocaleString("en-US", options);
+}
+
+/** Bytes as MiB, for the tables. */
+function mebibytes(bytes: number): string {
+  return `${decimal(bytes / 2 ** 20, 1)} MiB`;
+}
+
+/** A Markdown table with padded columns, so that it reads in a terminal too. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => {
+    return Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length));
+  });
+  const format = (cells: readonly string[]) => {
+    return `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  };
+  const rule = `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`;
+  return [format(header), rule, ...rows.map(format)].join("\n");
+}
+
+// ---- I/O: the servers' processes and the client's connections ----
+
+/** Writes a line of progress to stderr. */
+function progress(text: string): void {
+  process.stderr.write(`[bench http] ${text}\n`);
+}
+
+/** Resolves with a server's URL once its stderr names it; rejects if it exits or is late. */
+function endpoint(
+  child: ChildProcessWithoutNullStreams,
+  name: string,
+  stderr: () => string,
+): Promise<URL> {
+  return new Promise((resolve, reject) => {
+    const late = () => fail(`printed no URL within ${TIMEOUT_MS / 1000} s`);
+    const timer = setTimeout(late, TIMEOUT_MS);
+    const seen = () => {
+      const found = URL_LINE.exec(stderr())?.[1];
+      if (found === undefined) return;
+      done();
+      resolve(new URL(found));
+    };
+    const exited = (code: number | null) => fail(`exited with ${code} before it listened`);
+    function done() {
+      clearTimeout(timer);
+      child.stderr.off("data", seen);
+      child.off("exit", exited);
+    }
+    function fail(why: string) {
+      done();
+      reject(new Error(`${name}: ${why}; its stderr:\n${stderr().slice(-2_000)}`));
+    }
+    child.stderr.on("data", seen);
+    child.on("exit", exited);
+  });
+}
+
+/** Starts a contender and waits until it listens. */
+async function launch(contender: Contender): Promise<Running> {
+  const { child, finish, errors } = start(process.execPath, [contender.file, ...contender.args]);
+  child.stdin.end();
+  const stop = async () => {
+    child.kill("SIGTERM");
+    const late = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await finish;
+    clearTimeout(late);
+  };
+  try {
+    return { url: await endpoint(child, contender.name, errors), pid: child.pid ?? 0, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** A keep-alive client of at most `maxSockets` connections. */
+function client(maxSockets: number): Client {
+  return { agent: new Agent({ keepAlive: true, maxSockets }), sockets: new Set() };
+}
+
+/** POSTs one call to the endpoint over the client's connections, and reads the whole answer. */
+function post(url: URL, through: Client, body: string): Promise<Answer> {
+  const headers = { ...CALL_HEADERS, "Content-Length": Buffer.byteLength(body) };
+  const options = { method: "POST", agent: through.agent, headers, timeout: TIMEOUT_MS };
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url, options, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on("error", reject);
+    });
+    sent.on("socket", (socket) => through.sockets.add(socket));
+    sent.on("timeout", () => sent.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
+    sent.on("error", reject);
+    sent.end(body);
+  });
+}
+
+/** Throws unless an answer is a 200 with the sum of add(a, 1) (the canned one, as it is). */
+function check(contender: Contender, answer: Answer, a: number): void {
+  const sum = contender.answers === "canned" ? "2 + 3 = 5" : `${a} + 1 = ${a + 1}`;
+  const right = answer.status === 200 && answer.body.includes(`"text":"${sum}"`);
+  if (!right) {
+    const shown = `${answer.status} ${answer.body.slice(0, 500)}`;
+    throw new Error(`${contender.name}: a wrong answer to add(${a}, 1): ${shown}`);
+  }
+}
+
+/** Ends a client's connections and notes how many it opened. */
+function close(contender: Contender, phase: string, used: Client): void {
+  used.agent.destroy();
+  const key = `${contender.name}/${phase}`;
+  connections.set(key, Math.max(connections.get(key) ?? 0, used.sockets.size));
+}
+
+// ---- The measurements ----
+
+/** Sequential round trips over one connection, after a warm-up: p50 and p99, in µs. */
+async function latency(contender: Contender, url: URL): Promise<Partial<Figures>> {
+  const one = client(1);
+  const roundTrips: number[] = [];
+  try {
+    for (let call = 0; call < WARM_UP_CALLS + LATENCY_CALLS; call++) {
+      const sent = process.hrtime.bigint();
+      const answer = await post(url, one, callBody(call, call));
+      const arrived = process.hrtime.bigint();
+      check(contender, answer, call);
+      if (call >= WARM_UP_CALLS) roundTrips.push(Number(arrived - sent) / 1e3);
+    }
+  } finally {
+    close(contender, "sequential", one);
+  }
+  return { p50Us: percentile(roundTrips, 50), p99Us: percentile(roundTrips, 99) };
+}
+
+/** One burst: CONNECTIONS connections, each calling again once answered, until BURST_CALLS
+ * calls are answered; calls per second. */
+async function burst(contender: Contender, url: URL): Promise<number> {
+  const pool = client(CONNECTIONS);
+  let next = 0;
+  const caller = async () => {
+    while (next < BURST_CALLS) {
+      const a = next++;
+      check(contender, await post(url, pool, callBody(a, a)), a);
+    }
+  };
+  try {
+    const began = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: CONNECTIONS }, caller));
+    const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+    return BURST_CALLS / seconds;
+  } finally {
+    close(contender, "concurrent", pool);
+  }
+}
+
+/** Latency, then throughput (the median of a few bursts), from one process. */
+async function calls(contender: Contender): Promise<Partial<Figures>> {
+  const server = await launch(contender);
+  try {
+    const figures = await latency(contender, server.url);
+    // One burst alone is noisy: each round takes the median of a few.
+    const rates: number[] = [];
+    for (let time = 0; time < BURSTS_PER_ROUND; time++) {
+      rates.push(await burst(contender, server.url));
+    }
+    return { ...figures, callsPerSecond: median(rates) };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** A fresh process, CROWD connections at once, each with one call, all with id 1: the
+ * server's peak resident memory once every answer has come. */
+async function crowd(contender: Contender): Promise<Partial<Figures>> {
+  const server = await launch(contender);
+  const startMemoryBytes = highWaterMark(server.pid);
+  const many = client(CROWD);
+  try {
+    const asked = Array.from({ length: CROWD }, (_, a) => post(server.url, many, callBody(1, a)));
+    const answers = await Promise.all(asked);
+    answers.forEach((answer, a) => check(contender, answer, a));
+    return { startMemoryBytes, peakMemoryBytes: highWaterMark(server.pid) };
+  } finally {
+    close(contender, "crowd", many);
+    await server.stop();
+  }
+}
+
+// ---- Rounds, and the figures they gather ----
+
+/** Records one round's figures of a contender. */
+function record(contender: Contender, figures: Partial<Figures>): void {
+  for (const [figure, value] of Object.entries(figures)) {
+    const key = `${contender.name}/${figure}`;
+    samples.set(key, [...(samples.get(key) ?? []), value]);
+  }
+}
+
+/** A figure's values, one per round. */
+function values(contender: Contender, figure: keyof Figures): number[] {
+  return samples.get(`${contender.name}/${figure}`) ?? [];
+}
+
+/** One contender's figure over another's: the median of the ratios taken within each round. */
+function ratio(contender: Contender, to: Contender, figure: keyof Figures): Ratio {
+  const other = values(to, figure);
+  const perRound = values(contender, figure).map((value, round) => {
+    return value / (other[round] ?? NaN);
+  });
+  const range = `${decimal(Math.min(...perRound), 2)}–${decimal(Math.max(...perRound), 2)}`;
+  return { value: median(perRound), detail: `rounds ${range}` };
+}
+
+/** Runs every round: calls, then the crowd, for every contender in the round's order. */
+async function runRounds(contenders: readonly Contender[]): Promise<void> {
+  const began = Date.now();
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = rotate(contenders, round);
+    const elapsed = Math.round((Date.now() - began) / 1000);
+    progress(`round ${round + 1}/${ROUNDS}: latency, throughput, ${CROWD} connections ` +
+      `(${elapsed} s so far)`);
+    for (const contender of order) record(contender, await calls(contender));
+    for (const contender of order) record(contender, await crowd(contender));
+  }
+  progress(`done in ${Math.round((Date.now() - began) / 1000)} s`);
+}
+
+// ---- The report ----
+
+/** A file's size, and its size gzipped, for the table. */
+function bundleSize(file: string): string {
+  const bytes = readFileSync(file);
+  const gzipped = gzipSync(bytes).length;
+  return `${decimal(bytes.length / 1024, 1)} kB (${decimal(gzipped / 1024, 1)} kB)`;
+}
+
+/** The installed version of a package, for the table. */
+function installedVersion(name: string): string {
+  const path = join(root, "node_modules", name, "package.json");
+  const manifest: unknown = JSON.parse(readFileSync(path, "utf8"));
+  const known = typeof manifest === "object" && manifest !== null && "version" in manifest;
+  return known ? String(manifest.version) : "?";
+}
+
+/** The opening lines of the report: when, where, and what each figure is. */
+function preamble(): string[] {
+  const cpu = cpus();
+  const model = cpu[0]?.model.trim() ?? "unknown CPU";
+  const system = `Linux ${release()}, Node ${process.version}`;
+  const machine = `${cpu.length} × ${model}, ${decimal(totalmem() / 2 ** 30, 0)} GiB, ${system}`;
+  const date = new Date().toISOString().slice(0, 10);
+  return [
+    "Streamable HTTP over keep-alive connections, `node --import tsx bench/http.ts`.",
+    `Measured on ${date}, ${machine}: the median of ${ROUNDS} interleaved rounds.`,
+    "",
+    `Every call is one POST of a ${PROTOCOL_VERSION} tools/call of add (the _meta envelope, ` +
+      "MCP-Protocol-Version,",
+    "Mcp-Method, Mcp-Name), the same to every server; the client is node:http with a keep-alive " +
+      "Agent.",
+    `p50 and p99: of ${decimal(LATENCY_CALLS, 0)} sequential calls over one connection, after ` +
+      `${WARM_UP_CALLS} to warm up.`,
+    `Throughput: ${CONNECTIONS} connections, each calling again once answered, until ` +
+      `${decimal(BURST_CALLS, 0)} calls; the median of ${BURSTS_PER_ROUND} bursts.`,
+    `Peak memory: VmHWM of a fresh process once ${CROWD} connections, opened at once, have each ` +
+      "had one call answered;",
+    "memory at start: its VmHWM once it listens, before any call.",
+  ];
+}
+
+/** The contenders' table. */
+function serverTable(ours: Contender, sdk: Contender, bare: Contender): string {
+  const row = (contender: Contender, label: string) => {
+    const figure = (name: keyof Figures) => median(values(contender, name));
+    return [
+      label,
+      bundleSize(contender.file),
+      `${decimal(figure("p50Us"), 0)} µs`,
+      `${decimal(figure("p99Us"), 0)} µs`,
+      `${decimal(figure("callsPerSecond"), 0)}/s`,
+      mebibytes(figure("startMemoryBytes")),
+      mebibytes(figure("peakMemoryBytes")),
+    ];
+  };
+  const sdkName = "@modelcontextprotocol/server";
+  const rows = [
+    row(ours, `${DIST_NAME}/server.mjs --http`),
+    row(sdk, `SDK v2 createMcpHandler (${sdkName} ${installedVersion(sdkName)})`),
+    row(bare, "bare node:http responder, no JSON (the limit)"),
+  ];
+  const header = ["Server", "Bundle (gzip)", "p50", "p99", `Throughput (${CONNECTIONS} conn.)`];
+  return table([...header, "Memory at start", `Peak memory (${CROWD} conn.)`], rows);
+}
+
+/** A target on a ratio, as a row: the goal, our ratio, the limit's score, PASS or MISS. */
+function target(
+  goal: string,
+  direction: "at least" | "at most",
+  threshold: number,
+  measured: Ratio,
+  floor: Ratio | "itself",
+): string[] {
+  const pass = direction === "at least" ? measured.value >= threshold : measured.value <= threshold;
+  const floorScore = floor === "itself" ? "1× (itself)" : `${decimal(floor.value, 2)}×`;
+  const shown = `${decimal(measured.value, 2)}× (${measured.detail})`;
+  return [goal, `${direction} ${threshold}×`, shown, floorScore, pass ? "PASS" : "MISS"];
+}
+
+/** The targets of issue 40; the bare responder scores each beside ours. */
+function targets(ours: Contender, sdk: Contender, bare: Contender): string[][] {
+  const calls = "callsPerSecond";
+  const memory = values(ours, "peakMemoryBytes");
+  const peak = median(memory);
+  const range = memory.map((bytes) => decimal(bytes / 2 ** 20, 1)).join(", ");
+  const memoryRow = [
+    `Server peak memory, ${CROWD} connections`, `at most ${MEMORY_LIMIT_MIB} MiB`,
+    `${mebibytes(peak)} (rounds ${range})`, mebibytes(median(values(bare, "peakMemoryBytes"))),
+    peak <= MEMORY_LIMIT_MIB * 2 ** 20 ? "PASS" : "MISS",
+  ];
+  return [
+    target("Server throughput / SDK v2's", "at least", 3,
+      ratio(ours, sdk, calls), ratio(bare, sdk, calls)),
+    target("Server throughput / bare responder's", "at least", 0.5,
+      ratio(ours, bare, calls), "itself"),
+    target("Server p50 / SDK v2's", "at most", 0.5,
+      ratio(ours, sdk, "p50Us"), ratio(bare, sdk, "p50Us")),
+    memoryRow,
+  ];
+}
+
+/** How many connections each client opened: more than asked for means a server closed some. */
+function connectionsLine(contenders: readonly Contender[]): string {
+  const phases = ["sequential", "concurrent", "crowd"];
+  const counts = contenders.map((contender) => {
+    const opened = phases.map((phase) => connections.get(`${contender.name}/${phase}`) ?? 0);
+    return `${contender.name} ${opened.map((count) => decimal(count, 0)).join(" / ")}`;
+  });
+  return `Connections the client opened (at most, per run; sequential / concurrent / crowd, ` +
+    `asked 1 / ${CONNECTIONS} / ${CROWD}): ${counts.join("; ")}.`;
+}
+
+/** Bundles SDK v2's HTTP server with build.mjs's own `bundle`, into bench/.build/. */
+async function bundleSdkServer(): Promise<string> {
+  const entry = join(root, "bench", "sdk-v2-http-server.ts");
+  const outfile = join(root, "bench", ".build", "sdk-v2-http-server.mjs");
+  const foreign = await bundle(entry, outfile);
+  await stopEsbuild();
+  if (foreign.length > 0) {
+    throw new Error(`${outfile} imports ${foreign.join(", ")}; only node: builtins are allowed`);
+  }
+  return outfile;
+}
+
+/** Measures everything and prints the report. */
+async function main(): Promise<void> {
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+    throw new Error(`BENCH_RUNS must be a positive integer, not ${process.env.BENCH_RUNS}`);
+  }
+  const server = join(DIST, "server.mjs");
+  if (!existsSync(server)) throw new Error(`${DIST_NAME}/server.mjs is missing: run npm run build`);
+  progress("bundling SDK v2's HTTP server into bench/.build/");
+  const ours: Contender = {
+    name: "server.mjs", file: server, answers: "computed", args: ["--http", "127.0.0.1:0"],
+  };
+  const sdk: Contender = {
+    name: "SDK v2", file: await bundleSdkServer(), answers: "computed", args: [],
+  };
+  const bare: Contender = {
+    name: "bare responder", file: join(root, "bench", "bare-http-responder.mjs"),
+    answers: "canned", args: [],
+  };
+  await runRounds([ours, sdk, bare]);
+  const report = [
+    ...preamble(), "", serverTable(ours, sdk, bare), "", connectionsLine([ours, sdk, bare]), "",
+    table(["Target", "Goal", "Measured", "Bare responder's score", ""], targets(ours, sdk, bare)),
+  ];
+  process.stdout.write(`\n${report.join("\n")}\n`);
+}
+
+process.on("SIGINT", () => process.exit(130));
+
+process.exitCode = await main().then(() => 0, (error: unknown) => {
+  progress(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+});
