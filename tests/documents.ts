@@ -68,3 +68,14 @@ export function block(file: string, info: string): string {
   if (found === undefined) throw new Error(`${file} has no \`\`\`${info} block`);
   return found.body.join("\n");
 }
+
+/** The URL docs/http.md registers; the tests put the server's own in its place. */
+const DOCUMENTED_URL = "http://127.0.0.1:8080/mcp";
+
+/** docs/http.md's line that registers the HTTP server with `cli`, from its ```sh register-http
+ * block, as words after the CLI's name, with `url` in place of the documented one. */
+export function httpRegistration(cli: string, url: string): string[] {
+  const line = block("docs/http.md", "sh register-http").split("\n").find((each) => each.startsWith(`${cli} `));
+  if (line === undefined) throw new Error(`docs/http.md's register-http block has no line for ${cli}`);
+  return line.split(" ").slice(1).map((word) => (word === DOCUMENTED_URL ? url : word));
+}

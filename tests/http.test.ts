@@ -593,6 +593,34 @@ describe("Streamable HTTP", { concurrency: true }, () => {
     });
   });
 
+  describe("many instances", { concurrency: true }, () => {
+    /** The first round of a 2026-07-28 deploy, and its retry with the answer and the state. */
+    const deploy = (id: number, extra: object = {}) => modernRequest(id, "tools/call",
+      { name: "deploy", arguments: { environment: "production" }, ...extra }, { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } });
+    const headers = { headers: modernHeaders("tools/call", "deploy") };
+
+    test("a requestState signed with MCP_STATE_SECRET opens on an instance given the same secret in MCP_STATE_SECRET_FILE, and on no instance with another", async (t) => {
+      const folder = tempFolder("http-secret-");
+      const file = join(folder, "state.secret");
+      writeFileSync(file, "a secret the instances share\n", { mode: 0o600 });
+      const [first, second, other] = await Promise.all([
+        serveHttp(withTools, [], { MCP_STATE_SECRET: "a secret the instances share" }),
+        serveHttp(withTools, [], { MCP_STATE_SECRET_FILE: file }),
+        serveHttp(withTools, [], { MCP_STATE_SECRET: "another secret" }),
+      ]);
+      t.after(() => Promise.all([first.stop(), second.stop(), other.stop()]));
+      const round = json(await send(first.port, deploy(1), headers));
+      const requestState = round.result?.requestState;
+      assert.equal(typeof requestState, "string", JSON.stringify(round));
+      const retry = deploy(2, { requestState, inputResponses: { "elicitation-1": { action: "accept", content: { confirm: true } } } });
+      const done = json(await send(second.port, retry, headers));
+      assert.equal(textOf(done), "Deployed to production (a dry run: nothing was changed)", JSON.stringify(done));
+      const refused = json(await send(other.port, retry, headers));
+      assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
+      for (const server of [first, second]) assert.doesNotMatch(server.errors(), /a secret the instances share/);
+    });
+  });
+
   describe("security", { concurrency: true }, () => {
     const refused: { name: string; headers: (port: number) => OutgoingHttpHeaders }[] = [
       { name: "an Origin that is not allowed, with a loopback Host", headers: (port) => ({ Host: `127.0.0.1:${port}`, Origin: "http://evil.example" }) },

@@ -33,6 +33,7 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, readFileSync } from "node:fs";
 import { serverPath, start, waitUntil, type Finished } from "../helpers.ts";
+import { httpRegistration } from "../documents.ts";
 import { isObject } from "../claude-code/claude.ts";
 import {
   SERVER_NAME, cliPath, endProcessesOf, isolatedEnv, processesLeft, runCli, scratch,
@@ -63,14 +64,13 @@ import {
 type Cli = "codex" | "gemini" | "qwen" | "copilot";
 
 /**
- * Each CLI's line that registers a server by URL, as words after the CLI's name. Codex takes
- * `--url`; the others take the URL in place of the command and `--transport http`, which
- * Gemini CLI needs (without it the URL is stored as a command) and Qwen Code and Copilot CLI
- * would infer from the `http://`.
+ * Each CLI's line that registers a server by URL, as words after the CLI's name: docs/http.md's
+ * own (its ```sh register-http block). Codex takes `--url`; the others take the URL in place of
+ * the command and `--transport http`, which Gemini CLI needs (without it the URL is stored as a
+ * command) and Qwen Code and Copilot CLI would infer from the `http://`.
  */
 function httpLine(cli: Cli, url: string): string[] {
-  if (cli === "codex") return ["mcp", "add", SERVER_NAME, "--url", url];
-  return ["mcp", "add", "--transport", "http", SERVER_NAME, url];
+  return httpRegistration(cli, url);
 }
 
 // ---- The server, the tap, one session ----

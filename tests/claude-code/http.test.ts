@@ -26,6 +26,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundle } from "../../build.mjs";
 import { root, serverPath, waitUntil } from "../helpers.ts";
+import { httpRegistration } from "../documents.ts";
 import {
   exchangesText,
   header,
@@ -94,7 +95,8 @@ async function runSession(label: string, file: string): Promise<Session> {
   const recorder = await startRecorder(server.url);
   try {
     const from = api.requests.length;
-    const added = await claude(["mcp", "add", "--transport", "http", SERVER_NAME, recorder.url], env, project);
+    // docs/http.md's own line (its ```sh register-http block), with this server's URL.
+    const added = await claude(httpRegistration("claude", recorder.url), env, project);
     const args = ["-p", PROMPT, "--allowedTools", ADD_TOOL, "--output-format", "json"];
     const finished = await claude(args, env, project);
     // Claude Code has exited; its last connections close a moment later.
