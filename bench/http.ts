@@ -31,16 +31,16 @@
  * to run or answers wrongly; a missed target is a finding, not a failure.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import type { Socket } from "node:net";
-import { cpus, release, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
-import { gzipSync } from "node:zlib";
 import { stop as stopEsbuild } from "esbuild";
-import { bundle } from "../build.mjs";
 import { start } from "../tests/helpers.ts";
+import {
+  DIST_NAME, ROUNDS, Samples, bundleServer, bundleSize, decimal, installedVersion, measuredOn,
+  mebibytes, median, percentile, root, rotate, serverUnderTest, table, target,
+} from "./figures.ts";
 import { highWaterMark } from "./proc.ts";
 
 /** A server under test: how to start it, and the file whose size is its bundle size. */
@@ -81,22 +81,6 @@ interface Client {
   sockets: Set<Socket>;
 }
 
-/** A ratio for a target: its value, and how it came about. */
-interface Ratio {
-  value: number;
-  detail: string;
-}
-
-/** The project's root folder. */
-const root = join(import.meta.dirname, "..");
-
-/** Rounds; five by default, as fewer make the medians noisy on a shared machine. */
-const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
-
-/** The folder of the server under test, as given and as a path. */
-const DIST_NAME = process.env.BENCH_DIST ?? "dist";
-const DIST = resolve(root, DIST_NAME);
-
 /** Sequential calls before latency is measured, so that every contender's JIT has warmed up. */
 const WARM_UP_CALLS = 200;
 /** Sequential calls, over one connection, whose round trips give p50 and p99. */
@@ -128,8 +112,8 @@ const CALL_HEADERS = {
 /** The line a server prints once it listens, and where its endpoint is. */
 const URL_LINE = /(http:\/\/\S+\/mcp)\b/;
 
-/** Every figure of every contender, one value per round, by "name/figure". */
-const samples = new Map<string, number[]>();
+/** Every figure of every contender, one value per round. */
+const samples = new Samples<keyof Figures>();
 
 /** The connections each contender's client opened, by "name/phase": a server that closes
  * keep-alive connections makes the client open more. */
@@ -144,49 +128,6 @@ function callBody(id: number, a: number): string {
   };
   const params = { name: "add", arguments: { a, b: 1 }, _meta };
   return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
-}
-
-/** The middle value of a list (the mean of the middle two for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length % 2 === 1) return sorted[middle] ?? NaN;
-  return ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
-}
-
-/** The nearest-rank percentile of a list. */
-function percentile(values: readonly number[], percent: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((percent / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-/** The contenders, rotated to start at the round's own place. */
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const start = by % items.length;
-  return [...items.slice(start), ...items.slice(0, start)];
-}
-
-/** Formats a number with thousands separators and the given decimals. */
-function decimal(value: number, digits: number): string {
-  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
-  return value.toLocaleString("en-US", options);
-}
-
-/** Bytes as MiB, for the tables. */
-function mebibytes(bytes: number): string {
-  return `${decimal(bytes / 2 ** 20, 1)} MiB`;
-}
-
-/** A Markdown table with padded columns, so that it reads in a terminal too. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => {
-    return Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length));
-  });
-  const format = (cells: readonly string[]) => {
-    return `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
-  };
-  const rule = `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`;
-  return [format(header), rule, ...rows.map(format)].join("\n");
 }
 
 // ---- I/O: the servers' processes and the client's connections ----
@@ -361,29 +302,6 @@ async function crowd(contender: Contender): Promise<Partial<Figures>> {
 
 // ---- Rounds, and the figures they gather ----
 
-/** Records one round's figures of a contender. */
-function record(contender: Contender, figures: Partial<Figures>): void {
-  for (const [figure, value] of Object.entries(figures)) {
-    const key = `${contender.name}/${figure}`;
-    samples.set(key, [...(samples.get(key) ?? []), value]);
-  }
-}
-
-/** A figure's values, one per round. */
-function values(contender: Contender, figure: keyof Figures): number[] {
-  return samples.get(`${contender.name}/${figure}`) ?? [];
-}
-
-/** One contender's figure over another's: the median of the ratios taken within each round. */
-function ratio(contender: Contender, to: Contender, figure: keyof Figures): Ratio {
-  const other = values(to, figure);
-  const perRound = values(contender, figure).map((value, round) => {
-    return value / (other[round] ?? NaN);
-  });
-  const range = `${decimal(Math.min(...perRound), 2)}–${decimal(Math.max(...perRound), 2)}`;
-  return { value: median(perRound), detail: `rounds ${range}` };
-}
-
 /** Runs every round: calls, then the crowd, for every contender in the round's order. */
 async function runRounds(contenders: readonly Contender[]): Promise<void> {
   const began = Date.now();
@@ -392,39 +310,19 @@ async function runRounds(contenders: readonly Contender[]): Promise<void> {
     const elapsed = Math.round((Date.now() - began) / 1000);
     progress(`round ${round + 1}/${ROUNDS}: latency, throughput, ${CROWD} connections ` +
       `(${elapsed} s so far)`);
-    for (const contender of order) record(contender, await calls(contender));
-    for (const contender of order) record(contender, await crowd(contender));
+    for (const contender of order) samples.record(contender, await calls(contender));
+    for (const contender of order) samples.record(contender, await crowd(contender));
   }
   progress(`done in ${Math.round((Date.now() - began) / 1000)} s`);
 }
 
 // ---- The report ----
 
-/** A file's size, and its size gzipped, for the table. */
-function bundleSize(file: string): string {
-  const bytes = readFileSync(file);
-  const gzipped = gzipSync(bytes).length;
-  return `${decimal(bytes.length / 1024, 1)} kB (${decimal(gzipped / 1024, 1)} kB)`;
-}
-
-/** The installed version of a package, for the table. */
-function installedVersion(name: string): string {
-  const path = join(root, "node_modules", name, "package.json");
-  const manifest: unknown = JSON.parse(readFileSync(path, "utf8"));
-  const known = typeof manifest === "object" && manifest !== null && "version" in manifest;
-  return known ? String(manifest.version) : "?";
-}
-
 /** The opening lines of the report: when, where, and what each figure is. */
 function preamble(): string[] {
-  const cpu = cpus();
-  const model = cpu[0]?.model.trim() ?? "unknown CPU";
-  const system = `Linux ${release()}, Node ${process.version}`;
-  const machine = `${cpu.length} × ${model}, ${decimal(totalmem() / 2 ** 30, 0)} GiB, ${system}`;
-  const date = new Date().toISOString().slice(0, 10);
   return [
     "Streamable HTTP over keep-alive connections, `node --import tsx bench/http.ts`.",
-    `Measured on ${date}, ${machine}: the median of ${ROUNDS} interleaved rounds.`,
+    measuredOn(),
     "",
     `Every call is one POST of a ${PROTOCOL_VERSION} tools/call of add (the _meta envelope, ` +
       "MCP-Protocol-Version,",
@@ -443,7 +341,7 @@ function preamble(): string[] {
 /** The contenders' table. */
 function serverTable(ours: Contender, sdk: Contender, bare: Contender): string {
   const row = (contender: Contender, label: string) => {
-    const figure = (name: keyof Figures) => median(values(contender, name));
+    const figure = (name: keyof Figures) => median(samples.values(contender, name));
     return [
       label,
       bundleSize(contender.file),
@@ -464,38 +362,25 @@ function serverTable(ours: Contender, sdk: Contender, bare: Contender): string {
   return table([...header, "Memory at start", `Peak memory (${CROWD} conn.)`], rows);
 }
 
-/** A target on a ratio, as a row: the goal, our ratio, the limit's score, PASS or MISS. */
-function target(
-  goal: string,
-  direction: "at least" | "at most",
-  threshold: number,
-  measured: Ratio,
-  floor: Ratio | "itself",
-): string[] {
-  const pass = direction === "at least" ? measured.value >= threshold : measured.value <= threshold;
-  const floorScore = floor === "itself" ? "1× (itself)" : `${decimal(floor.value, 2)}×`;
-  const shown = `${decimal(measured.value, 2)}× (${measured.detail})`;
-  return [goal, `${direction} ${threshold}×`, shown, floorScore, pass ? "PASS" : "MISS"];
-}
-
 /** The targets of issue 40; the bare responder scores each beside ours. */
 function targets(ours: Contender, sdk: Contender, bare: Contender): string[][] {
   const calls = "callsPerSecond";
-  const memory = values(ours, "peakMemoryBytes");
+  const memory = samples.values(ours, "peakMemoryBytes");
   const peak = median(memory);
   const range = memory.map((bytes) => decimal(bytes / 2 ** 20, 1)).join(", ");
   const memoryRow = [
     `Server peak memory, ${CROWD} connections`, `at most ${MEMORY_LIMIT_MIB} MiB`,
-    `${mebibytes(peak)} (rounds ${range})`, mebibytes(median(values(bare, "peakMemoryBytes"))),
+    `${mebibytes(peak)} (rounds ${range})`,
+    mebibytes(median(samples.values(bare, "peakMemoryBytes"))),
     peak <= MEMORY_LIMIT_MIB * 2 ** 20 ? "PASS" : "MISS",
   ];
   return [
     target("Server throughput / SDK v2's", "at least", 3,
-      ratio(ours, sdk, calls), ratio(bare, sdk, calls)),
+      samples.ratio(ours, sdk, calls), samples.ratio(bare, sdk, calls)),
     target("Server throughput / bare responder's", "at least", 0.5,
-      ratio(ours, bare, calls), "itself"),
+      samples.ratio(ours, bare, calls), "itself"),
     target("Server p50 / SDK v2's", "at most", 0.5,
-      ratio(ours, sdk, "p50Us"), ratio(bare, sdk, "p50Us")),
+      samples.ratio(ours, sdk, "p50Us"), samples.ratio(bare, sdk, "p50Us")),
     memoryRow,
   ];
 }
@@ -511,32 +396,17 @@ function connectionsLine(contenders: readonly Contender[]): string {
     `asked 1 / ${CONNECTIONS} / ${CROWD}): ${counts.join("; ")}.`;
 }
 
-/** Bundles SDK v2's HTTP server with build.mjs's own `bundle`, into bench/.build/. */
-async function bundleSdkServer(): Promise<string> {
-  const entry = join(root, "bench", "sdk-v2-http-server.ts");
-  const outfile = join(root, "bench", ".build", "sdk-v2-http-server.mjs");
-  const foreign = await bundle(entry, outfile);
-  await stopEsbuild();
-  if (foreign.length > 0) {
-    throw new Error(`${outfile} imports ${foreign.join(", ")}; only node: builtins are allowed`);
-  }
-  return outfile;
-}
-
 /** Measures everything and prints the report. */
 async function main(): Promise<void> {
-  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
-    throw new Error(`BENCH_RUNS must be a positive integer, not ${process.env.BENCH_RUNS}`);
-  }
-  const server = join(DIST, "server.mjs");
-  if (!existsSync(server)) throw new Error(`${DIST_NAME}/server.mjs is missing: run npm run build`);
+  const server = serverUnderTest();
   progress("bundling SDK v2's HTTP server into bench/.build/");
   const ours: Contender = {
     name: "server.mjs", file: server, answers: "computed", args: ["--http", "127.0.0.1:0"],
   };
   const sdk: Contender = {
-    name: "SDK v2", file: await bundleSdkServer(), answers: "computed", args: [],
+    name: "SDK v2", file: await bundleServer("sdk-v2-http-server"), answers: "computed", args: [],
   };
+  await stopEsbuild();
   const bare: Contender = {
     name: "bare responder", file: join(root, "bench", "bare-http-responder.mjs"),
     answers: "canned", args: [],

@@ -17,6 +17,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { median } from "./figures.ts";
 import { highWaterMark } from "./proc.ts";
 
 /** One run of a command: its wall time and the peak of its resident memory. */
@@ -43,14 +44,6 @@ const SAMPLE_MS = 20;
 
 /** Clock ticks per second, as /proc/PID/stat counts CPU time (USER_HZ on Linux). */
 const TICKS_PER_SECOND = 100;
-
-/** The middle value of a list. */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length % 2 === 1) return sorted[middle] ?? NaN;
-  return ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
-}
 
 /** A process's CPU time so far, in seconds: utime and stime of /proc/PID/stat. */
 function cpuSeconds(pid: number): number {

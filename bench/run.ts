@@ -43,13 +43,16 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync }
   from "node:fs";
-import { cpus, release, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { gzipSync } from "node:zlib";
 import { stop } from "esbuild";
 import { bundle } from "../build.mjs";
 import { start as startProcess } from "../tests/helpers.ts";
+import {
+  DIST, DIST_NAME, ROUNDS, Samples, bundleServer, bundleSize, decimal, installedVersion,
+  measuredOn, mebibytes, median, percentile, root, rotate, serverUnderTest, table, target,
+} from "./figures.ts";
 
 /** A program under test: how to start it, and the file whose size is its bundle size. */
 interface Contender {
@@ -73,12 +76,6 @@ interface Figures {
   burstCpuMs: number;
 }
 
-/** A ratio for a target: its value, and how it came about. */
-interface Ratio {
-  value: number;
-  detail: string;
-}
-
 /** Someone waiting for the `count`-th answer line of a peer. */
 interface Waiting {
   count: number;
@@ -99,16 +96,6 @@ interface Field {
   wrapped: Contender | undefined;
   piped: Contender | undefined;
 }
-
-/** The project's root folder. */
-const root = join(import.meta.dirname, "..");
-
-/** Rounds; five by default, as fewer make the medians noisy on a shared machine. */
-const ROUNDS = Number(process.env.BENCH_RUNS ?? 5);
-
-/** The folder of the bundles under test, as given and as a path. */
-const DIST_NAME = process.env.BENCH_DIST ?? "dist";
-const DIST = resolve(root, DIST_NAME);
 
 /** The folder of an earlier build to measure beside ours, if any. */
 const BASELINE = process.env.BENCH_BASELINE;
@@ -186,26 +173,6 @@ function msBetween(start: bigint, end: bigint): number {
   return Number(end - start) / 1e6;
 }
 
-/** The middle value of a list (the mean of the middle two for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length % 2 === 1) return sorted[middle] ?? NaN;
-  return ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
-}
-
-/** The nearest-rank percentile of a list. */
-function percentile(values: readonly number[], percent: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((percent / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-/** The contenders, rotated to start at the round's own place. */
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const start = by % items.length;
-  return [...items.slice(start), ...items.slice(0, start)];
-}
-
 /** How many times `needle` occurs in `chunk` (one split across two chunks is missed, which
  * only undercounts). */
 function occurrences(chunk: string, needle: string): number {
@@ -218,44 +185,6 @@ function occurrences(chunk: string, needle: string): number {
   return count;
 }
 
-/** Formats a number with thousands separators and the given decimals. */
-function decimal(value: number, digits: number): string {
-  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits };
-  return value.toLocaleString("en-US", options);
-}
-
-/** A Markdown table with padded columns, so that it reads in a terminal too. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => {
-    return Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length));
-  });
-  const format = (cells: readonly string[]) => {
-    return `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
-  };
-  const rule = `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`;
-  return [format(header), rule, ...rows.map(format)].join("\n");
-}
-
-/** The median of per-round ratios, with their range. */
-function overRounds(perRound: readonly number[]): Ratio {
-  const range = `${decimal(Math.min(...perRound), 2)}–${decimal(Math.max(...perRound), 2)}`;
-  return { value: median(perRound), detail: `rounds ${range}` };
-}
-
-/** A target as a row: the goal, our ratio, what a floor scores on the same ratio, PASS or MISS. */
-function target(
-  goal: string,
-  direction: "at least" | "at most",
-  threshold: number,
-  measured: Ratio,
-  floor: Ratio | "itself",
-): string[] {
-  const pass = direction === "at least" ? measured.value >= threshold : measured.value <= threshold;
-  const floorScore = floor === "itself" ? "1× (itself)" : `${decimal(floor.value, 2)}×`;
-  const shown = `${decimal(measured.value, 2)}× (${measured.detail})`;
-  return [goal, `${direction} ${threshold}×`, shown, floorScore, pass ? "PASS" : "MISS"];
-}
-
 /** A target on a difference in MiB rather than a ratio, as a row. */
 function differenceTarget(goal: string, limitMiB: number, perRound: readonly number[]): string[] {
   const value = median(perRound) / 2 ** 20;
@@ -265,13 +194,6 @@ function differenceTarget(goal: string, limitMiB: number, perRound: readonly num
 }
 
 // ---- I/O: processes, /proc, esbuild, and the printed report ----
-
-/** A file's size, and its size gzipped, for the tables. */
-function bundleSize(file: string): string {
-  const bytes = readFileSync(file);
-  const gzipped = gzipSync(bytes).length;
-  return `${decimal(bytes.length / 1024, 1)} kB (${decimal(gzipped / 1024, 1)} kB)`;
-}
 
 /** The peak resident memory of a process and all its descendants, in bytes (0 once gone). */
 function treeHighWaterMark(pid: number): number {
@@ -507,24 +429,6 @@ async function slowBurst(contender: Contender): Promise<number> {
   return msBetween(sent, arrived);
 }
 
-/** Bundles an SDK server with build.mjs's own `bundle`; it must import only node: builtins. */
-async function bundleServer(name: string): Promise<string> {
-  const entry = join(root, "bench", `${name}.ts`);
-  const outfile = join(root, "bench", ".build", `${name}.mjs`);
-  const foreign = await bundle(entry, outfile);
-  if (foreign.length > 0) {
-    throw new Error(`${outfile} imports ${foreign.join(", ")}; only node: builtins are allowed`);
-  }
-  // esbuild turns a CommonJS dependency's require() of a builtin into a shim that throws in
-  // ESM: give it a real require.
-  if (readFileSync(outfile, "utf8").includes("Dynamic require of")) {
-    const prelude = 'import { createRequire } from "node:module"; ' +
-      "const require = createRequire(import.meta.url);";
-    await bundle(entry, outfile, prelude);
-  }
-  return outfile;
-}
-
 /** Builds server.ts with the slow tool pasted into TOOLS, into bench/.build/. */
 async function bundleSlowServer(): Promise<string> {
   const source = readFileSync(join(root, "server.ts"), "utf8");
@@ -537,31 +441,8 @@ async function bundleSlowServer(): Promise<string> {
   return outfile;
 }
 
-/** Every figure of every contender, one value per round, by "name/figure". */
-const samples = new Map<string, number[]>();
-
-/** Records one round's value of a figure. */
-function record(contender: Contender, figure: keyof Figures, value: number): void {
-  const key = `${contender.name}/${figure}`;
-  samples.set(key, [...(samples.get(key) ?? []), value]);
-}
-
-/** A figure's values, one per round. */
-function values(contender: Contender, figure: keyof Figures): number[] {
-  return samples.get(`${contender.name}/${figure}`) ?? [];
-}
-
-/** One contender's figure over another's: the median of the ratios taken within each round. */
-function ratio(contender: Contender, to: Contender, figure: keyof Figures): Ratio {
-  const other = values(to, figure);
-  return overRounds(values(contender, figure).map((value, round) => value / (other[round] ?? NaN)));
-}
-
-/** One contender's figure minus another's, round by round. */
-function differences(contender: Contender, to: Contender, figure: keyof Figures): number[] {
-  const other = values(to, figure);
-  return values(contender, figure).map((value, round) => value - (other[round] ?? NaN));
-}
+/** Every figure of every contender, one value per round. */
+const samples = new Samples<keyof Figures>();
 
 /** Runs one measurement `times` over for every contender in the round's order, and records
  * the round's medians. */
@@ -584,33 +465,25 @@ async function measure(
   for (const contender of order) {
     for (const figure of FIGURES) {
       const measured = round.get(`${contender.name}/${figure}`);
-      if (measured !== undefined) record(contender, figure, median(measured));
+      if (measured !== undefined) samples.record(contender, { [figure]: median(measured) });
     }
   }
 }
 
 /** One table row of a contender's medians. */
 function row(contender: Contender, label: string, size: string, extra: string[]): string[] {
-  const figure = (name: keyof Figures) => median(values(contender, name));
+  const figure = (name: keyof Figures) => median(samples.values(contender, name));
   return [
     label,
     size,
     `${decimal(figure("coldStartMs"), 1)} ms`,
     `${decimal(figure("sessionMs"), 1)} ms`,
-    `${decimal(figure("peakMemoryBytes") / 2 ** 20, 1)} MiB`,
+    mebibytes(figure("peakMemoryBytes")),
     `${decimal(figure("p50Us"), 0)} µs`,
     ...extra,
     `${decimal(figure("p99Us"), 0)} µs`,
     `${decimal(figure("callsPerSecond"), 0)}/s`,
   ];
-}
-
-/** The installed version of a package, for the table. */
-function installedVersion(name: string): string {
-  const path = join(root, "node_modules", name, "package.json");
-  const manifest: unknown = JSON.parse(readFileSync(path, "utf8"));
-  const known = typeof manifest === "object" && manifest !== null && "version" in manifest;
-  return known ? String(manifest.version) : "?";
 }
 
 /** Writes a line of progress to stderr. */
@@ -619,11 +492,8 @@ function progress(text: string): void {
 }
 
 /** Refuses a bad BENCH_RUNS or a missing build, and warns of a build older than its source. */
-function checkInputs(server: string): void {
-  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
-    throw new Error(`BENCH_RUNS must be a positive integer, not ${process.env.BENCH_RUNS}`);
-  }
-  if (!existsSync(server)) throw new Error(`${DIST_NAME}/server.mjs is missing: run npm run build`);
+function checkInputs(): void {
+  serverUnderTest();
   for (const name of ["server", "wrap"]) {
     const source = join(root, `${name}.ts`);
     const built = join(DIST, `${name}.mjs`);
@@ -724,7 +594,7 @@ function burstCpuLine(field: Field): string {
   const { ours, parse, article, baseline } = field;
   const measured = [ours, article, parse, baseline].filter((each) => each !== undefined);
   const shown = measured.map((each) => {
-    return `${each.name} ${decimal(median(values(each, "burstCpuMs")), 0)} ms`;
+    return `${each.name} ${decimal(median(samples.values(each, "burstCpuMs")), 0)} ms`;
   });
   return `Burst CPU: ${decimal(PIPELINED_CALLS, 0)} tools/call requests written at once to a ` +
     "fresh process, its CPU (user and system, start-up included) until the last answer: " +
@@ -733,14 +603,8 @@ function burstCpuLine(field: Field): string {
 
 /** The opening lines of the report: when, where, and what each figure is. */
 function preamble(): string[] {
-  const cpu = cpus();
-  const model = cpu[0]?.model.trim() ?? "unknown CPU";
-  const memory = `${decimal(totalmem() / 2 ** 30, 0)} GiB`;
-  const system = `Linux ${release()}, Node ${process.version}`;
-  const machine = `${cpu.length} × ${model}, ${memory}, ${system}`;
-  const date = new Date().toISOString().slice(0, 10);
   return [
-    `Measured on ${date}, ${machine}: the median of ${ROUNDS} interleaved rounds.`,
+    measuredOn(),
     "Reproduce with `npm run build && npm run bench`.",
     "",
     "Cold start: spawn until the initialize result. Session: initialize, initialized, tools/list,",
@@ -775,7 +639,7 @@ function serverTable(field: Field): string {
 
 /** The median p50 a proxy adds to the direct connection, as a cell. */
 function addedCell(proxy: Contender, direct: Contender): string[] {
-  return [`+${decimal(median(differences(proxy, direct, "p50Us")), 0)} µs`];
+  return [`+${decimal(median(samples.differences(proxy, direct, "p50Us")), 0)} µs`];
 }
 
 /** The proxies' table. */
@@ -795,23 +659,24 @@ function proxyTable(field: Field, wrapped: Contender, piped: Contender): string 
 
 /** The server's targets; a floor scores the same ratio beside each. */
 function serverTargets(field: Field): string[][] {
-  const { ours, v1, v2, bare, parse } = field;
+  const { ours, v1, v2, bare, parse, article } = field;
   const calls = "callsPerSecond";
   const start = "coldStartMs";
   const memory = "peakMemoryBytes";
+  const cpu = "burstCpuMs";
   return [
     target("Server throughput / SDK v1's", "at least", 3,
-      ratio(ours, v1, calls), ratio(parse, v1, calls)),
+      samples.ratio(ours, v1, calls), samples.ratio(parse, v1, calls)),
     target("Server throughput / parse responder's", "at least", 0.7,
-      ratio(ours, parse, calls), "itself"),
+      samples.ratio(ours, parse, calls), "itself"),
     target("Server cold start / SDK v1's", "at most", 0.6,
-      ratio(ours, v1, start), ratio(bare, v1, start)),
+      samples.ratio(ours, v1, start), samples.ratio(bare, v1, start)),
     target("Server cold start / SDK v2's", "at most", 0.6,
-      ratio(ours, v2, start), ratio(bare, v2, start)),
+      samples.ratio(ours, v2, start), samples.ratio(bare, v2, start)),
     target("Server peak memory / bare responder's", "at most", 1.1,
-      ratio(ours, bare, memory), "itself"),
+      samples.ratio(ours, bare, memory), "itself"),
     target("Server burst CPU / the article's server's", "at most", 1.0,
-      ratio(ours, field.article, "burstCpuMs"), ratio(parse, field.article, "burstCpuMs")),
+      samples.ratio(ours, article, cpu), samples.ratio(parse, article, cpu)),
   ];
 }
 
@@ -821,16 +686,16 @@ function baselineTargets(field: Field): string[][] {
   if (baseline === undefined) return [];
   return [
     target("Server throughput / baseline's", "at least", 0.9,
-      ratio(ours, baseline, "callsPerSecond"), "itself"),
+      samples.ratio(ours, baseline, "callsPerSecond"), "itself"),
     differenceTarget("Server peak memory − baseline's", 4,
-      differences(ours, baseline, "peakMemoryBytes")),
+      samples.differences(ours, baseline, "peakMemoryBytes")),
   ];
 }
 
 /** The proxy's targets against the bare pipe proxy. */
 function proxyTargets(field: Field, wrapped: Contender, piped: Contender): string[][] {
-  const byWrap = median(differences(wrapped, field.ours, "p50Us"));
-  const byPipe = median(differences(piped, field.ours, "p50Us"));
+  const byWrap = median(samples.differences(wrapped, field.ours, "p50Us"));
+  const byPipe = median(samples.differences(piped, field.ours, "p50Us"));
   // A ratio of medians: within one round the bare proxy's few added µs can come out near zero
   // or below, and a ratio to that means nothing.
   const detail = `+${decimal(byWrap, 0)} µs / +${decimal(byPipe, 0)} µs`;
@@ -839,8 +704,8 @@ function proxyTargets(field: Field, wrapped: Contender, piped: Contender): strin
   const lastAnswer = `Wrap time to the last of ${calls} answers / bare pipe proxy's`;
   return [
     target("Wrap throughput / bare pipe proxy's", "at least", 0.8,
-      ratio(wrapped, piped, "callsPerSecond"), "itself"),
-    target(lastAnswer, "at most", 1.05, ratio(piped, wrapped, "callsPerSecond"), "itself"),
+      samples.ratio(wrapped, piped, "callsPerSecond"), "itself"),
+    target(lastAnswer, "at most", 1.05, samples.ratio(piped, wrapped, "callsPerSecond"), "itself"),
     // Issue 36's target: at most 1.3× what the bare proxy adds, every line still durable.
     target("Wrap added p50 / bare pipe proxy's", "at most", 1.3,
       { value: byWrap / byPipe, detail }, "itself"),
@@ -849,7 +714,7 @@ function proxyTargets(field: Field, wrapped: Contender, piped: Contender): strin
 
 /** Measures everything and prints the report; resolves with the exit code. */
 async function main(): Promise<number> {
-  checkInputs(join(DIST, "server.mjs"));
+  checkInputs();
   progress("bundling the SDK servers into bench/.build/");
   const sdkV1 = await bundleServer("sdk-v1-server");
   const sdkV2 = await bundleServer("sdk-v2-server");

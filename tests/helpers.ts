@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { after, before } from "node:test";
 import { once } from "node:events";
+import type { IncomingMessage } from "node:http";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -207,4 +208,22 @@ export function filesUnder(folder: string): string[] {
     .map((entry) => relative(folder, join(entry.parentPath, entry.name)))
     .filter((path) => !path.startsWith("node_modules"))
     .sort();
+}
+
+/** Reads the whole body of an HTTP message, as a test's stand-in server or proxy receives it. */
+export async function readBody(message: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of message) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Parses a body: JSON when it is JSON, else the text itself (undefined when empty). */
+export function parseBody(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
+  } catch {
+    return text;
+  }
 }

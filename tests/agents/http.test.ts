@@ -4,7 +4,8 @@
  * one non-interactive prompt against its stand-in model (codex.ts, gemini.ts, qwen.ts,
  * copilot.ts) in which the model calls `add` with 100 and 111.
  *
- * The CLI is given the URL of a recording proxy (http-tap.ts) in front of the server, so each
+ * The CLI is given the URL of a recording proxy (tests/fixtures/http-recorder.ts) in front of
+ * the server, so each
  * test reads what the CLI sent over HTTP, request by request: its first message and protocol
  * version, the verbs, and the headers that the transport defines (Origin, Mcp-Session-Id,
  * MCP-Protocol-Version, Mcp-Method, Mcp-Name). The lines, as a reader types them:
@@ -32,7 +33,7 @@
 import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, readFileSync } from "node:fs";
-import { serverPath, start, waitUntil, type Finished } from "../helpers.ts";
+import { serverPath, type Finished } from "../helpers.ts";
 import { httpRegistration } from "../documents.ts";
 import { isObject } from "../claude-code/claude.ts";
 import {
@@ -55,8 +56,9 @@ import {
 } from "./copilot.ts";
 import { toolResults, type StandIn } from "./stand-in.ts";
 import {
-  headerValues, messagesReceived, messagesSent, startTap, type Exchange,
-} from "./http-tap.ts";
+  headerValues, messagesReceived, messagesSent, methodsOf, startHttpServer, startRecorder,
+  type Exchange,
+} from "../fixtures/http-recorder.ts";
 
 // ---- The CLIs' lines ----
 
@@ -73,10 +75,7 @@ function httpLine(cli: Cli, url: string): string[] {
   return httpRegistration(cli, url);
 }
 
-// ---- The server, the tap, one session ----
-
-/** The stderr line that names the server's endpoint. */
-const ENDPOINT = /(http:\/\/\S+\/mcp)\b/;
+// ---- The server, the recorder, one session ----
 
 /** What the server answers to the article's call. */
 const SUM = "100 + 111 = 211";
@@ -122,35 +121,30 @@ interface Runner {
 }
 
 /**
- * Starts the server on a free port and a tap in front of it, runs `runner` in a new HOME and
- * project, and ends all of it: the CLI's processes, the stand-in, the tap, the server.
+ * Starts the server on a free port and a recorder in front of it, runs `runner` in a new HOME
+ * and project, and ends all of it: the CLI's processes, the stand-in, the recorder, the server.
  */
 async function session(cli: Cli, runner: Runner): Promise<Session> {
-  const server = start(process.execPath, [serverPath, "--http", "127.0.0.1:0"]);
   const home = scratch(`http-${cli}-home`);
   const project = scratch(`http-${cli}-project`);
-  const cleanups: (() => Promise<void>)[] = [];
+  const server = await startHttpServer(serverPath);
+  const cleanups: (() => Promise<void>)[] = [server.stop];
   try {
-    let target: string | undefined;
-    await waitUntil(() => (target = ENDPOINT.exec(server.errors())?.[1]) !== undefined,
-      "the server's endpoint on stderr", 30_000);
-    const tap = await startTap(target ?? "");
-    cleanups.push(tap.close);
+    const recorder = await startRecorder(server.url);
+    cleanups.push(recorder.close);
     const api = await runner.start();
     cleanups.push(api.close);
-    const added = await runner.register(home, project, api, tap.url);
+    const added = await runner.register(home, project, api, recorder.url);
     assert.equal(added.code, 0, `${cli} mcp add exited ${added.code}:\n${added.stderr}`);
     const entry = runner.entry(home, project);
-    const registration = tap.exchanges.splice(0);
+    const registration = recorder.exchanges.splice(0);
     const finished = await runner.prompt(home, project, api);
     const left = await processesLeft(home, SETTLE_MS);
     return { added, entry, registration, finished, told: runner.told(api),
-      exchanges: [...tap.exchanges], left, url: tap.url, serverLog: server.errors() };
+      exchanges: [...recorder.exchanges], left, url: recorder.url, serverLog: server.errors() };
   } finally {
     await endProcessesOf(home);
     for (const cleanup of cleanups.reverse()) await cleanup();
-    server.child.kill("SIGTERM");
-    await server.finish;
   }
 }
 
@@ -225,13 +219,6 @@ const COPILOT: Runner = {
 
 // ---- Reading what crossed ----
 
-/** The JSON-RPC methods the CLI posted, in order (notifications included). */
-function methodsOf(exchanges: readonly Exchange[]): string[] {
-  return messagesSent(exchanges).flatMap((message) => {
-    return typeof message.method === "string" ? [message.method] : [];
-  });
-}
-
 /** Each kind of request the CLI made, once, in order of first use: `GET /mcp -> 405`. */
 function kindsOf(exchanges: readonly Exchange[]): string[] {
   const kinds = exchanges.map((exchange) => {
@@ -272,7 +259,7 @@ function transcript(exchanges: readonly Exchange[]): string {
     const headers = Object.entries(exchange.headers)
       .filter(([name]) => name !== "host" && name !== "content-length")
       .map(([name, value]) => `${name}: ${String(value)}`);
-    const body = exchange.body === undefined ? "" : ` ${JSON.stringify(exchange.body)}`;
+    const body = exchange.message === undefined ? "" : ` ${JSON.stringify(exchange.message)}`;
     const answer = exchange.responseBody === "" ? "" : `\n  <- ${exchange.responseBody.trim()}`;
     return `${exchange.method} ${exchange.path} -> ${exchange.status ?? "no answer"}`
       + ` [${headers.join("; ")}]${body}${answer}`;
@@ -322,9 +309,9 @@ function assertAnswers(exchanges: readonly Exchange[]): void {
       assert.equal(exchange.status, 404, seen);
     } else if (exchange.method !== "POST") {
       assert.equal(exchange.status, 405, seen);
-      assert.equal(exchange.responseHeaders?.allow, "POST", seen);
+      assert.equal(exchange.responseHeaders.allow, "POST", seen);
     } else if (exchange.status === 200) {
-      assert.match(exchange.responseHeaders?.["content-type"] ?? "", /^application\/json/, seen);
+      assert.match(exchange.responseHeaders["content-type"] ?? "", /^application\/json/, seen);
     }
   }
 }

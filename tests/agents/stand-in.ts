@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { isObject } from "../claude-code/claude.ts";
+import { parseBody, readBody } from "../helpers.ts";
 
 // ---- What is recorded ----
 
@@ -35,17 +36,6 @@ export interface StandIn {
   url: string;
   requests: RecordedRequest[];
   close: () => Promise<void>;
-}
-
-/** Parses a request body: JSON when it is JSON, else the text itself. */
-function parseBody(text: string): unknown {
-  if (text === "") return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed;
-  } catch {
-    return text;
-  }
 }
 
 // ---- The replies ----
@@ -82,17 +72,10 @@ function notFound(request: RecordedRequest): Reply {
 
 // ---- The server ----
 
-/** Reads a whole request body as text. */
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /** Records one request in `requests`, then sends what `respond` makes of it, or 404. */
 async function serve(incoming: IncomingMessage, response: ServerResponse,
   requests: RecordedRequest[], respond: Respond): Promise<void> {
-  const body = parseBody(await readBody(incoming));
+  const body = parseBody((await readBody(incoming)).toString("utf8"));
   const path = (incoming.url ?? "/").split("?")[0] ?? "/";
   const request = { method: incoming.method ?? "", path, body, receivedAt: Date.now() };
   requests.push(request);

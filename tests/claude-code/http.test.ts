@@ -25,7 +25,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundle } from "../../build.mjs";
-import { root, serverPath, waitUntil } from "../helpers.ts";
+import { parseBody, root, serverPath, waitUntil } from "../helpers.ts";
 import { httpRegistration } from "../documents.ts";
 import {
   exchangesText,
@@ -63,7 +63,7 @@ interface Session {
   added: { code: number | null; stdout: string; stderr: string };
   code: number | null;
   stderr: string;
-  /** The final JSON object that `--output-format json` prints. */
+  /** The final JSON object that `--output-format json` prints (its text when it is not JSON). */
   output: unknown;
   /** The tool results each model request carried, for those that carried any. */
   toolResults: string[][];
@@ -108,23 +108,13 @@ async function runSession(label: string, file: string): Promise<Session> {
       added,
       code: finished.code,
       stderr: finished.stderr,
-      output: parsedOutput(finished.stdout),
+      output: parseBody(finished.stdout),
       toolResults: toolResults.filter((found) => found.length > 0),
       exchanges,
     };
   } finally {
     await recorder.close();
     await server.stop();
-  }
-}
-
-/** What `--output-format json` printed, parsed; the text itself when it is not JSON. */
-function parsedOutput(stdout: string): unknown {
-  try {
-    const value: unknown = JSON.parse(stdout);
-    return value;
-  } catch {
-    return stdout;
   }
 }
 

@@ -15,9 +15,10 @@
  * other request gets a short text answer. Every request is recorded, so a test can read what
  * the model was shown.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { parseBody, readBody } from "../helpers.ts";
 
 /** One HTTP request as Claude Code sent it. */
 export interface RecordedRequest {
@@ -198,25 +199,7 @@ function streamOf(body: unknown, id: string, blocks: readonly AnswerBlock[]): st
   return events.join("");
 }
 
-/** Parses a request body: JSON when it is JSON, else the text itself. */
-function parseBody(text: string): unknown {
-  if (text === "") return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed;
-  } catch {
-    return text;
-  }
-}
-
 // ---- I/O: the HTTP server ----
-
-/** Reads a whole request body as text. */
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** Sends a JSON answer. */
 function sendJson(response: ServerResponse, status: number, value: unknown): void {
@@ -233,7 +216,7 @@ export async function startMessagesApi(script: ToolScript = ADD_SCRIPT,
   const requests: RecordedRequest[] = [];
   let count = 0;
   const server = createServer(async (request, response) => {
-    const body = parseBody(await readBody(request));
+    const body = parseBody((await readBody(request)).toString("utf8"));
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     requests.push({ method: request.method ?? "", path, body });
     count += 1;
