@@ -135,7 +135,7 @@ let answerBatch = (values: unknown[]): Reply | Promise<Reply> => respond(values)
 let receive = (response: JSONObject): undefined => undefined;
 /** Writes one line of log to stderr. */
 let log = (text: string): boolean => process.stderr.write(`[server] ${text}\n`);
-/** Starts the transport: the line loop on stdin, each line answered before the next is read. */
+/** Starts the transport: the line loop on stdin, where a slow call holds up the lines after it. */
 let startTransport = async () => {
   log("stdio server started — waiting for JSON-RPC messages on stdin");
   for await (const line of createInterface({ input: process.stdin })) send(await answer(line));
@@ -424,7 +424,7 @@ async function readStdin(): Promise<void> {
   // The end of stdin is the client's goodbye (stdio §Shutdown): answer a last line that had no
   // "\n" and every reply still to come, then exit once stdout is written, even while a stderr
   // nobody reads holds logs back. A section below that holds a question open listens for "end"
-  // too; its listener runs just after this one, before any reply waited for here can settle.
+  // too; it acts a microtask after this one, before any reply waited for here can settle.
   process.stdin.on("end", async () => {
     answerLines(splitter.flush());
     while (pending.size > 0) await Promise.all(pending);
@@ -471,7 +471,7 @@ function checkArguments(schema: ObjectSchema, args: JSONObject): string | undefi
 // ==== 3. What a handler may return: whatever it does, an answer =================================
 // A handler is code: it may throw, reject, or return what is no result, which plain JavaScript
 // allows whatever the types say. A method that fails so is a bug of ours: logged with its stack,
-// and answered -32603 (JSON-RPC 2.0 §5.1); the session goes on. Plugs in at HAND_OVER.serve.
+// and answered -32603 (JSON-RPC 2.0 §5.1); the session goes on. Plugs in at the hand-over serve.
 // A tool's handler is a tool author's code: what it does is a result, in the same turn when it
 // returns at once, and what it throws a tool error the model reads (server/tools §Error
 // Handling). Calls in flight (section 7) runs every tool's handler through runHandler.
@@ -581,7 +581,7 @@ function sayDropped(): void {
 // ==== 5. Batches: several messages on one line, as a JSON array (JSON-RPC 2.0 §6) ===============
 // 2025-03-26 requires a server to receive them; later revisions dropped them. We answer them in
 // any era: each entry as a line of its own would be, in one array, once every entry is done.
-// Plugs in at HAND_OVER.batch.
+// Plugs in at the hand-over answerBatch.
 answerBatch = answerEntries;
 
 /** Answers a batch: each entry as a line of its own would be, in order, in one array. */
@@ -719,7 +719,7 @@ function discover(params: JSONObject): Outcome {
 // ==== 7. Calls in flight: async handlers, cancellation, progress ================================
 // A handler that returns a Promise leaves its call in flight: other requests are served
 // meanwhile, the client may cancel it (2025-11-25 basic/utilities/cancellation), and it may
-// report progress (basic/utilities/progress). Plugs in at HAND_OVER.runTool, which runs each
+// report progress (basic/utilities/progress). Plugs in at the hand-over runTool, which runs each
 // handler through runHandler (section 3) with a live context, and at notifications/cancelled.
 runTool = runInFlight;
 NOTIFICATIONS.set("notifications/cancelled", cancel);
@@ -839,14 +839,16 @@ process.on("unhandledRejection", (error) => log(`unhandled rejection: ${String(e
 // the client a request of our own, elicitation/create, and pair its response by the id we gave
 // it (JSON-RPC 2.0 §5). In 2026-07-28 we never send a request: the call's result is
 // input_required, and the client retries the call with the answers (basic/patterns/mrtr). Plugs
-// in at HAND_OVER.runTool, giving each call an elicit, and at HAND_OVER.receive.
+// in at the hand-overs runTool, giving each call an elicit, and receive.
 runTool = runAsking;
 receive = receiveResponse;
-// At the end of input our questions can no longer be answered: each tool that waits is told.
-process.stdin.on("end", () => {
+// At the end of input our questions can no longer be answered: each tool that waits is told,
+// once the line loop's own listener (section 1, added as stdin is read, after this one) has
+// answered a last line that had no "\n", which may be an answer.
+process.stdin.on("end", () => queueMicrotask(() => {
   for (const waiting of awaiting.values()) waiting.reject(new ElicitationError(CLIENT_GONE));
   awaiting.clear();
-});
+}));
 
 /** What elicit says when the client cannot show a form, or is gone. */
 const CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
@@ -1104,19 +1106,17 @@ const TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000,
   connectionsCheckingInterval: 1_000 };
 
 /** MCP's error for headers that do not say what the body says (2026-07-28 transports §Server
- * Validation), and JSON-RPC's implementation-defined code for what the transport refuses. */
+ * Validation). What the transport refuses before it reads a body is -32600, Invalid Request:
+ * 2026-07-28 basic/index §Error Codes keeps -32000 to -32019 from new implementations. */
 const HEADER_MISMATCH = -32020;
-const TRANSPORT_ERROR = -32000;
-
-/** The `_meta` key that names a subscription (2026-07-28 basic/patterns/subscriptions). */
-const SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
 
 /** The hosts a `Host` header or an `Origin` may name: this machine's own names, the host we
  * listen on, and each `--allow-host`. A page that DNS rebinding sends here carries a name of its
  * own in both; each is checked on its own (GHSA-w48q-cv73-mx4w). */
 const allowedHosts = new Set(["localhost", "127.0.0.1", "::1"]);
 
-/** Whether a request carries what MCP_BEARER_TOKEN asks for; with no token set, every one does. */
+/** Whether a request carries what MCP_BEARER_TOKEN asks for; with no token set (or an empty
+ * one), every one does. */
 let authorized = (authorization: string | undefined): boolean => true;
 
 if (process.argv.includes("--http")) {
@@ -1126,6 +1126,8 @@ if (process.argv.includes("--http")) {
     process.exit(1);
   });
   METHODS.set("subscriptions/listen", listenForChanges);
+  // With no sessions, an id names no one client's call: a call ends when its own stream closes.
+  NOTIFICATIONS.delete("notifications/cancelled");
   questionId = (count) => `elicitation-${count}-${crypto.randomUUID()}`;
 }
 
@@ -1136,7 +1138,7 @@ function httpAddress(words: string[]): [string, number] {
   for (let at = 0; at < words.length; at += 2) {
     const [option, value = ""] = [words[at], words[at + 1]];
     if (option === "--http") address = /^(?:\[?([^\]]*?)\]?:)?(\d{1,5})$/.exec(value);
-    else if (option === "--allow-host") allowedHosts.add(hostnameOf(value));
+    else if (option === "--allow-host" && value !== "") allowedHosts.add(hostnameOf(value));
     else understood = false;
   }
   if (!understood || address === null || Number(address[2]) > 65535) {
@@ -1170,7 +1172,7 @@ function useSecrets(crypto: Signer["crypto"]): void {
     process.env;
   const digest = (text: string) => crypto.createHash("sha256").update(text).digest();
   const bearer = digest(`Bearer ${token}`);
-  if (token !== undefined) authorized = (text = "") => crypto.timingSafeEqual(digest(text), bearer);
+  if (token) authorized = (text = "") => crypto.timingSafeEqual(digest(text), bearer);
   const shared = file === undefined ? secret : readFileSync(file, "utf8").trim();
   if (shared !== undefined && shared !== "") signing = { crypto, key: Buffer.from(shared) };
 }
@@ -1181,7 +1183,7 @@ async function handle(httpRequest: IncomingMessage, httpResponse: ServerResponse
   const body = refusal === undefined ? await readBody(httpRequest) : undefined;
   if (body !== undefined) return answerPost(httpRequest, httpResponse, body);
   const [status, message, headers] = refusal ?? [413, "Payload Too Large", { connection: "close" }];
-  sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
+  sendReply(httpResponse, status, response(null, failure(INVALID_REQUEST, message)), headers);
 }
 
 /** Why the transport refuses a request before its body is read: the status, the message and
@@ -1246,15 +1248,20 @@ function answerPost(httpRequest: IncomingMessage, httpResponse: ServerResponse, 
   void replied.then((ready) => finish(httpResponse, ready, modern));
 }
 
-/** The 400 for a version we do not speak, for headers that do not say what the body of a
- * 2026-07-28 request says (2026-07-28 transports §Request Metadata, §Server Validation), and for
- * a body whose `_meta` is not whole, which the era would refuse later with 200. */
+/** The 400 for a version we do not speak, for a batch where the version has none, for headers
+ * that do not say what the body of a 2026-07-28 request says (2026-07-28 transports §Request
+ * Metadata, §Server Validation), and for a body whose `_meta` is not whole, which the era would
+ * refuse later with 200. */
 function headerProblem(headers: IncomingHttpHeaders, value: unknown): Outcome | undefined {
   // node:http gives header names in lower case, as they are case-insensitive, and each value
   // without the spaces around it; values are case-sensitive.
   const version = headers["mcp-protocol-version"];
   const known = SUPPORTED_VERSIONS.some((supported) => supported === version);
   if (version !== undefined && !known) return unsupportedVersion(String(version));
+  // Batches are 2025-03-26's, the version a POST without the header is taken for (§Protocol
+  // Version Header): a batch has no one method for Mcp-Method to name.
+  const batch = Array.isArray(value) && version !== undefined && version !== "2025-03-26";
+  if (batch) return failure(INVALID_REQUEST, "Invalid Request: a batch is 2025-03-26's alone");
   if (!isObject(value) || value.id === undefined) return undefined;
   const params = isObject(value.params) ? value.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
@@ -1322,10 +1329,10 @@ function sendReply(httpResponse: ServerResponse, status: number, reply: Response
 
 /** subscriptions/listen: acknowledges with the part of the filter we honour, none, as our tools
  * never change; then holds the stream open until the client closes it (2026-07-28
- * basic/patterns/subscriptions). */
+ * basic/patterns/subscriptions). The subscription's id, in `_meta`, is the request's. */
 function listenForChanges({ _meta }: JSONObject, id: RequestId): Served {
   const call = new ToolCall(_meta);
-  const params = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  const params = { _meta: { "io.modelcontextprotocol/subscriptionId": id }, notifications: {} };
   call.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params });
   return settle(new Promise(() => {}), id, call);
 }

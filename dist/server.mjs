@@ -475,10 +475,10 @@ function cancel({ requestId, reason }) {
 process.on("unhandledRejection", (error) => log(`unhandled rejection: ${String(error)}`));
 runTool = runAsking;
 receive = receiveResponse;
-process.stdin.on("end", () => {
+process.stdin.on("end", () => queueMicrotask(() => {
   for (const waiting of awaiting.values()) waiting.reject(new ElicitationError(CLIENT_GONE));
   awaiting.clear();
-});
+}));
 var CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
 var CLIENT_GONE = "The client closed its input before it answered";
 var MAX_QUESTIONS = 1e3;
@@ -615,8 +615,6 @@ var TIMEOUTS = {
   connectionsCheckingInterval: 1e3
 };
 var HEADER_MISMATCH = -32020;
-var TRANSPORT_ERROR = -32e3;
-var SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId";
 var allowedHosts = /* @__PURE__ */ new Set(["localhost", "127.0.0.1", "::1"]);
 var authorized = (authorization) => true;
 if (process.argv.includes("--http")) {
@@ -626,6 +624,7 @@ if (process.argv.includes("--http")) {
     process.exit(1);
   });
   METHODS.set("subscriptions/listen", listenForChanges);
+  NOTIFICATIONS.delete("notifications/cancelled");
   questionId = (count) => `elicitation-${count}-${crypto.randomUUID()}`;
 }
 function httpAddress(words) {
@@ -633,7 +632,7 @@ function httpAddress(words) {
   for (let at = 0; at < words.length; at += 2) {
     const [option, value = ""] = [words[at], words[at + 1]];
     if (option === "--http") address = /^(?:\[?([^\]]*?)\]?:)?(\d{1,5})$/.exec(value);
-    else if (option === "--allow-host") allowedHosts.add(hostnameOf(value));
+    else if (option === "--allow-host" && value !== "") allowedHosts.add(hostnameOf(value));
     else understood = false;
   }
   if (!understood || address === null || Number(address[2]) > 65535) {
@@ -660,7 +659,7 @@ function useSecrets(crypto2) {
   const { MCP_BEARER_TOKEN: token, MCP_STATE_SECRET: secret, MCP_STATE_SECRET_FILE: file } = process.env;
   const digest = (text) => crypto2.createHash("sha256").update(text).digest();
   const bearer = digest(`Bearer ${token}`);
-  if (token !== void 0) authorized = (text = "") => crypto2.timingSafeEqual(digest(text), bearer);
+  if (token) authorized = (text = "") => crypto2.timingSafeEqual(digest(text), bearer);
   const shared = file === void 0 ? secret : readFileSync(file, "utf8").trim();
   if (shared !== void 0 && shared !== "") signing = { crypto: crypto2, key: Buffer.from(shared) };
 }
@@ -669,7 +668,7 @@ async function handle(httpRequest, httpResponse) {
   const body = refusal === void 0 ? await readBody(httpRequest) : void 0;
   if (body !== void 0) return answerPost(httpRequest, httpResponse, body);
   const [status, message, headers] = refusal ?? [413, "Payload Too Large", { connection: "close" }];
-  sendReply(httpResponse, status, response(null, failure(TRANSPORT_ERROR, message)), headers);
+  sendReply(httpResponse, status, response(null, failure(INVALID_REQUEST, message)), headers);
 }
 function refusalOf(httpRequest) {
   const { host = "", origin = host, authorization } = httpRequest.headers;
@@ -723,6 +722,8 @@ function headerProblem(headers, value) {
   const version = headers["mcp-protocol-version"];
   const known = SUPPORTED_VERSIONS.some((supported) => supported === version);
   if (version !== void 0 && !known) return unsupportedVersion(String(version));
+  const batch = Array.isArray(value) && version !== void 0 && version !== "2025-03-26";
+  if (batch) return failure(INVALID_REQUEST, "Invalid Request: a batch is 2025-03-26's alone");
   if (!isObject(value) || value.id === void 0) return void 0;
   const params = isObject(value.params) ? value.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
@@ -776,7 +777,7 @@ function sendReply(httpResponse, status, reply, headers = {}) {
 }
 function listenForChanges({ _meta }, id) {
   const call = new ToolCall(_meta);
-  const params = { _meta: { [SUBSCRIPTION_ID_KEY]: id }, notifications: {} };
+  const params = { _meta: { "io.modelcontextprotocol/subscriptionId": id }, notifications: {} };
   call.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params });
   return settle(new Promise(() => {
   }), id, call);

@@ -288,6 +288,19 @@ test("legacy: at the end of input a call that waits for an answer is answered wi
   assert.equal(code, 0);
 });
 
+test("legacy: a call on a last line with no newline asks its question, and the end of input then answers it with a tool error", SLOW, async () => {
+  const peer = start(process.execPath, [server]);
+  running.add(peer.child);
+  const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "test", version: "1" } } };
+  // The end of input answers the unfinished last line first, then gives up the questions that wait.
+  peer.child.stdin.end(`${JSON.stringify(initialize)}\n${JSON.stringify({ jsonrpc: "2.0", ...legacyAsk(1, 1) })}`);
+  const { stdout, code } = await peer.finish;
+  assert.equal(code, 0);
+  const messages: Wire[] = stdout.trim().split("\n").map((text) => JSON.parse(text));
+  assert.deepEqual(messages.map(({ id, method }) => method ?? id), [0, "elicitation/create", 1], stdout);
+  assert.equal(textOf(messages[2] ?? {}), "The client closed its input before it answered");
+});
+
 test("legacy: a client that declared no elicitation gets a tool error and no request", SLOW, async () => {
   const peer = legacySession({ roots: {} });
   await peer.next();

@@ -450,6 +450,17 @@ describe("Streamable HTTP", { concurrency: true }, () => {
         assertSum(await postRaw(shared.port, lines, addCall(6, 2, 3)), 6);
       });
     }
+
+    test("a batch under a 2026-07-28 header is answered 400 with -32600, as its headers could name no one method, and nothing in it runs", async () => {
+      const answer = await send(shared.port, [addCall(12, 2, 3)], { headers: modernHeaders("tools/list") });
+      assertError(answer, 400, -32600, null);
+    });
+
+    test("a batch with no version header is 2025-03-26's, and answered as a batch", async () => {
+      const answer = await send(shared.port, [legacyRequest(13, "ping"), legacyRequest(14, "ping")]);
+      assert.equal(answer.status, 200, shown(answer));
+      assert.deepEqual(JSON.parse(answer.body), [{ jsonrpc: "2.0", id: 13, result: {} }, { jsonrpc: "2.0", id: 14, result: {} }]);
+    });
   });
 
   describe("event streams", { concurrency: true }, () => {
@@ -482,6 +493,24 @@ describe("Streamable HTTP", { concurrency: true }, () => {
       }
       // docs/tools.md: as sleep() rejects with the abort, the server logs that the tool stopped.
       await waitUntil(() => /tool "wait" stopped: The operation was aborted/.test(tools.errors()), "the wait tool's abort on stderr", 20_000);
+    });
+
+    test("a notifications/cancelled POSTed by anyone cancels nothing: with no sessions an id names no one client's call", async (t) => {
+      const server = await serveHttp(withTools);
+      t.after(() => server.stop());
+      const message = modernRequest(1, "tools/call", { name: "wait", arguments: { seconds: 2 } }, { progressToken: "wait-1" });
+      const call = await open(server.port, message, { headers: modernHeaders("tools/call", "wait") });
+      try {
+        await waitUntil(() => call.events().length > 0, "the first progress", 20_000);
+        const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, reason: "another client" } };
+        assert.equal((await send(server.port, cancel)).status, 202);
+        await waitUntil(() => call.ended(), "the end of the call's stream", 20_000);
+        const last = call.events().at(-1)?.data;
+        assert.equal(last?.id, 1, call.text());
+        assert.equal(textOf(last ?? {}), "Waited 2 seconds");
+      } finally {
+        call.close();
+      }
     });
 
     test("closing the connection of a call not yet answered, in JSON, cancels the call too", async (t) => {
@@ -658,6 +687,12 @@ describe("Streamable HTTP", { concurrency: true }, () => {
       assertSum(await callWith(server, { Host: "mcp.example:8080", Origin: "https://mcp.example:8080" }), 1);
       assert.equal((await callWith(server, { Host: "evil.example" })).status, 403);
       assert.equal((await callWith(server, { Origin: "https://evil.example" })).status, 403);
+    });
+
+    test("--allow-host with no name after it ends the server with its usage, and admits no empty host", async () => {
+      const ended = await run(process.execPath, [serverPath, "--http", "127.0.0.1:0", "--allow-host"], "");
+      assert.equal(ended.code, 2, ended.stderr);
+      assert.match(ended.stderr, /usage: server\.mjs --http/);
     });
 
     test("an option --http does not know, such as --allow-origin, ends the server with its usage and exit code 2", async () => {

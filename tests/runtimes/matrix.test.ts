@@ -6,7 +6,8 @@
  * Deno and Bun. Every combination is a real child process over real pipes. The test types
  * the article's session one line at a time and waits for each reply, as a person at a
  * terminal does; then it closes stdin, and the process must exit 0 on its own, having
- * written nothing else to stdout. A wrap also leaves a log of every line it relayed.
+ * written nothing else to stdout. A wrap also leaves a log of every line it relayed. Each
+ * server also runs with --http, on a free port of 127.0.0.1, and answers over HTTP.
  *
  * Node 20 is the Node running this test, the project's own. The other runtimes are the
  * registry packages pinned in tests/runtimes/package.json, each of which holds its binary,
@@ -33,11 +34,13 @@ interface Runtime {
   options: (grant: Grant) => string[];
 }
 
-/** What a process may touch beyond its own stdio: the environment, the commands it starts, the files it writes. */
+/** What a process may touch beyond its own stdio: the environment, the commands it starts, the files it writes,
+ * and whether it listens on the network (loopback only). */
 interface Grant {
   env: boolean;
   run: readonly string[];
   write: readonly string[];
+  net?: boolean;
 }
 
 /** How long one reply, or the exit after EOF, may take: generous for a cold start on a loaded machine. */
@@ -152,6 +155,7 @@ function deno(): Runtime {
     ...(grant.env ? ["--allow-env"] : []),
     ...(grant.run.length > 0 ? [`--allow-run=${grant.run.join(",")}`] : []),
     ...(grant.write.length > 0 ? [`--allow-write=${grant.write.join(",")}`] : []),
+    ...(grant.net === true ? ["--allow-net=127.0.0.1"] : []),
   ];
   // Its real path: with no arguments a Deno wrap starts process.execPath, which is real, and --allow-run
   // does not follow symlinks.
@@ -204,6 +208,55 @@ for (const runtime of SOURCE_RUNTIMES) {
   test(`server.ts serves the article's session on ${runtime.label}`, async () => {
     const [command, ...args] = commandLine(runtime, join(root, "server.ts"));
     await converse(command, args, scratch());
+  });
+}
+
+/** An HTTP server's grant: the environment (its secrets come from there) and a port on 127.0.0.1. */
+const LISTENER: Grant = { env: true, run: [], write: [], net: true };
+
+/** What the server answers to one POST of `body` with `headers`, as JSON. */
+async function post(url: string, body: object, headers: Record<string, string>): Promise<unknown> {
+  const answer = await fetch(url, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers } });
+  return answer.json();
+}
+
+/** Starts `file` with --http on a free port, and answers a 2026-07-28 add and a legacy initialize over HTTP. */
+async function serveOverHttp(runtime: Runtime, file: string): Promise<void> {
+  const [command, ...args] = commandLine(runtime, file, LISTENER);
+  // tsx's CLI leaves a folder for its IPC pipes in the temporary folder: the case's own.
+  const cwd = scratch();
+  const { child, errors, output } = start(command, [...args, "--http", "127.0.0.1:0"], { cwd, env: { ...process.env, TMPDIR: cwd } });
+  try {
+    const listening = new Promise<void>((resolve) => {
+      child.stderr.on("data", () => {
+        if (/\/mcp\b/.test(errors())) resolve();
+      });
+    });
+    await patiently(listening, "URL on stderr");
+    const url = /(http:\/\/\S+\/mcp)\b/.exec(errors())?.[1] ?? "";
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add", arguments: { a: 19, b: 23 }, _meta: meta } };
+    const modern = { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "add" };
+    const sum = await patiently(post(url, call, modern), "answer to add");
+    assert.match(JSON.stringify(sum), /"text":"19 \+ 23 = 42"/, `stderr:\n${errors()}`);
+    const initialize = { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "matrix", version: "1" } } };
+    const handshake = await patiently(post(url, initialize, {}), "answer to initialize");
+    assert.match(JSON.stringify(handshake), /"protocolVersion":"2025-11-25"/, `stderr:\n${errors()}`);
+    assert.equal(output(), "", "nothing goes to stdout over HTTP");
+  } finally {
+    child.kill("SIGKILL");
+  }
+}
+
+for (const runtime of SOURCE_RUNTIMES) {
+  test(`server.ts --http answers add in 2026-07-28 and initialize in 2025-11-25 over HTTP on ${runtime.label}`, async () => {
+    await serveOverHttp(runtime, join(root, "server.ts"));
+  });
+}
+
+for (const runtime of DIST_RUNTIMES) {
+  test(`dist/server.mjs --http answers add in 2026-07-28 and initialize in 2025-11-25 over HTTP on ${runtime.label}`, async () => {
+    await serveOverHttp(runtime, serverPath);
   });
 }
 
