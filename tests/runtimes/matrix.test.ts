@@ -225,7 +225,7 @@ async function serveOverHttp(runtime: Runtime, file: string): Promise<void> {
   const [command, ...args] = commandLine(runtime, file, LISTENER);
   // tsx's CLI leaves a folder for its IPC pipes in the temporary folder: the case's own.
   const cwd = scratch();
-  const { child, errors, output } = start(command, [...args, "--http", "127.0.0.1:0"], { cwd, env: { ...process.env, TMPDIR: cwd } });
+  const { child, errors, output, finish } = start(command, [...args, "--http", "127.0.0.1:0"], { cwd, env: { ...process.env, TMPDIR: cwd } });
   try {
     const listening = new Promise<void>((resolve) => {
       child.stderr.on("data", () => {
@@ -244,7 +244,10 @@ async function serveOverHttp(runtime: Runtime, file: string): Promise<void> {
     assert.match(JSON.stringify(handshake), /"protocolVersion":"2025-11-25"/, `stderr:\n${errors()}`);
     assert.equal(output(), "", "nothing goes to stdout over HTTP");
   } finally {
-    child.kill("SIGKILL");
+    // SIGTERM, which tsx's CLI passes on to the node it starts (a SIGKILL would leave that one
+    // running, holding this test's pipes); SIGKILL only for a server that ignores it.
+    child.kill("SIGTERM");
+    await patiently(finish, "exit after SIGTERM").catch(() => child.kill("SIGKILL"));
   }
 }
 
