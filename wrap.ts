@@ -883,8 +883,10 @@ const SECRET_NAME = String.raw`\w{0,40}?(?:pass(?:word|wd)|secret|token(?!s)|coo
 const SECRET_KEY = new RegExp(SECRET_NAME, "i");
 
 /** A secret's name and value in text: `DB_PASSWORD=…`, `Authorization: Basic …`, `"api_key":
- * "…"`, `Cookie: a=1; b=2`. The name, what stands between, and the value's quotes stay. */
-const SECRET_PAIR = new RegExp(String.raw`\b(${SECRET_NAME})(["']?[ \t]*[:=][ \t]*)(` +
+ * "…"`, `Cookie: a=1; b=2`. The name, what stands between, and the value's quotes stay. A value
+ * that opens a bracket, `'set-cookie': [ 'sid=…' ]`, is matched to the bracket: redactString
+ * takes it to where it closes. */
+const SECRET_PAIR = new RegExp(String.raw`\b(${SECRET_NAME})(["']?[ \t]*[:=][ \t]*)([[{(]|` +
   String.raw`"(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Basic|Bearer|Digest|Token)[ \t]+)?` +
   String.raw`[^\s"',;&]+(?:;[ \t]*[^\s"',;&=]+=[^\s"',;&]+)*)`, "gi");
 
@@ -913,12 +915,39 @@ function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key) && key !== "progressToken";
 }
 
-/** Text with every secret it holds replaced: first the named ones, then the shapes. */
+/** A piece of a bracketed value: a quoted string (to its end, or its line's), text without
+ * quotes or brackets, or one character; each piece read where the one before it ended. */
+const VALUE_PIECE = /"(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|[^"'()[\]{}\n]+|./gy;
+
+/** Where a value that opens a bracket at `start` ends: past the bracket that closes it (those
+ * in quotes aside), or at its line's end. */
+function bracketedEnd(text: string, start: number): number {
+  let depth = 0;
+  let end = start;
+  VALUE_PIECE.lastIndex = start;
+  for (const [piece] of text.matchAll(VALUE_PIECE)) {
+    end += piece.length;
+    if ("([{".includes(piece)) depth += 1;
+    else if (")]}".includes(piece)) depth -= 1;
+    if (depth === 0) break;
+  }
+  return end;
+}
+
+/** Text with every secret it holds replaced: first the named ones, then the shapes. A name's
+ * pairs within a bracketed value already gone are passed over. */
 function redactString(text: string): string {
-  const named = text.replace(SECRET_PAIR, (_, name: string, between: string, value: string) => {
+  let named = "";
+  let from = 0;
+  for (const match of text.matchAll(SECRET_PAIR)) {
+    const [pair, name = "", between = "", value = ""] = match;
+    if (match.index < from) continue;
     const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
-    return `${name}${between}${quote}${REDACTED}${quote}`;
-  });
+    const end = match.index + pair.length;
+    named += `${text.slice(from, match.index)}${name}${between}${quote}${REDACTED}${quote}`;
+    from = value === "(" || value === "[" || value === "{" ? bracketedEnd(text, end - 1) : end;
+  }
+  named += text.slice(from);
   return SECRET_SHAPES.reduce((redacted, shape) => redacted.replace(shape, REDACTED), named);
 }
 

@@ -439,7 +439,7 @@ function follow(session, event) {
 var REDACTED = "[redacted]";
 var SECRET_NAME = String.raw`\w{0,40}?(?:pass(?:word|wd)|secret|token(?!s)|cookie|` + String.raw`authorization|credential|(?:api|access|private|session)[_.-]?key|[_.-]key\b)\w{0,40}`;
 var SECRET_KEY = new RegExp(SECRET_NAME, "i");
-var SECRET_PAIR = new RegExp(String.raw`\b(${SECRET_NAME})(["']?[ \t]*[:=][ \t]*)(` + String.raw`"(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Basic|Bearer|Digest|Token)[ \t]+)?` + String.raw`[^\s"',;&]+(?:;[ \t]*[^\s"',;&=]+=[^\s"',;&]+)*)`, "gi");
+var SECRET_PAIR = new RegExp(String.raw`\b(${SECRET_NAME})(["']?[ \t]*[:=][ \t]*)([[{(]|` + String.raw`"(?:[^"\\]|\\.)*"|'[^']*'|(?:(?:Basic|Bearer|Digest|Token)[ \t]+)?` + String.raw`[^\s"',;&]+(?:;[ \t]*[^\s"',;&=]+=[^\s"',;&]+)*)`, "gi");
 var SECRET_SHAPES = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /\bBearer\s+[^\s"',;]+/g,
@@ -452,11 +452,31 @@ var BASE64_LINE = /^(?=.*[A-Z])(?=.*[a-z])(?=.*\d)[A-Za-z\d+/]{40,}={0,2}$/;
 function isSecretKey(key) {
   return SECRET_KEY.test(key) && key !== "progressToken";
 }
+var VALUE_PIECE = /"(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|[^"'()[\]{}\n]+|./gy;
+function bracketedEnd(text, start) {
+  let depth = 0;
+  let end = start;
+  VALUE_PIECE.lastIndex = start;
+  for (const [piece] of text.matchAll(VALUE_PIECE)) {
+    end += piece.length;
+    if ("([{".includes(piece)) depth += 1;
+    else if (")]}".includes(piece)) depth -= 1;
+    if (depth === 0) break;
+  }
+  return end;
+}
 function redactString(text) {
-  const named = text.replace(SECRET_PAIR, (_, name, between, value) => {
+  let named = "";
+  let from = 0;
+  for (const match of text.matchAll(SECRET_PAIR)) {
+    const [pair, name = "", between = "", value = ""] = match;
+    if (match.index < from) continue;
     const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
-    return `${name}${between}${quote}${REDACTED}${quote}`;
-  });
+    const end = match.index + pair.length;
+    named += `${text.slice(from, match.index)}${name}${between}${quote}${REDACTED}${quote}`;
+    from = value === "(" || value === "[" || value === "{" ? bracketedEnd(text, end - 1) : end;
+  }
+  named += text.slice(from);
   return SECRET_SHAPES.reduce((redacted, shape) => redacted.replace(shape, REDACTED), named);
 }
 function hideSecret(key, value) {

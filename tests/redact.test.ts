@@ -93,3 +93,52 @@ test("a plain add session comes out of redact byte for byte", async () => {
   assert.equal(code, 0);
   assert.equal(stdout, readFileSync(logPath, "utf8"));
 });
+
+/** Values that open a bracket after a secret's name, each text with what redact makes of it:
+ * the value goes whole, to where its brackets close on its line. */
+const BRACKETED = [
+  // A server's console.error(req.headers), as node prints it.
+  ["{ host: 'x', 'set-cookie': [ 'sid=s3ss10n' ], accept: '*/*' }",
+    "{ host: 'x', 'set-cookie': [redacted], accept: '*/*' }"],
+  ['password: {"value":"hunter2"} then more', "password: [redacted] then more"],
+  // Nested brackets, and brackets held in quotes, close where the value does.
+  ['"password": {"v": ["n3st3d", {"b": "]}"}], "c": ")"}, "next": 1', '"password": [redacted], "next": 1'],
+  ["secret=(qu0t3d 'it]s' [y (z)]) after", "secret=[redacted] after"],
+  // A bracket that does not close on its line: the value goes to the line's end.
+  ["api_key: [ 'n3v3r closed", "api_key: [redacted]"],
+  // A name inside a value already gone is passed over; one after it is not.
+  ["token: [ 'a', password='b1nn3d' ] api_key=aft3r", "token: [redacted] api_key=[redacted]"],
+] as const;
+
+test("a value that opens a bracket after a secret's name is replaced whole, in stderr, in wrap's notes and inside a JSON string", async () => {
+  const log = BRACKETED.flatMap(([text]) => [`${T} ! ${text}`, `${T} # ${text}`,
+    message("←", { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: text } })]);
+  const path = join(tempFolder("redact-bracket-"), "wire.log");
+  writeFileSync(path, `${log.join("\n")}\n`);
+  const { code, stdout } = await run(process.execPath, [wrapPath, "redact", path], "");
+  assert.equal(code, 0);
+  for (const secret of ["s3ss10n", "hunter2", "n3st3d", "qu0t3d", "n3v3r", "b1nn3d", "aft3r"]) {
+    assert.ok(!stdout.includes(secret), `${secret} leaked:\n${stdout}`);
+  }
+  const expected = BRACKETED.flatMap(([, redacted]) => [`${T} ! ${redacted}`, `${T} # ${redacted}`,
+    message("←", { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: redacted } })]);
+  assert.deepEqual(stdout.split("\n"), [...expected, ""]);
+});
+
+test("redact catches the secret headers in an HTTP exchange's notes, and keeps what is already redacted", async () => {
+  const notes = [
+    ["# <3> POST /mcp from 127.0.0.1:5 · Authorization: Bearer abc · Cookie: a=1; b=2",
+      "# <3> POST /mcp from 127.0.0.1:5 · Authorization: [redacted] · Cookie: [redacted]"],
+    ["# <4> POST /mcp from 127.0.0.1:6 · Proxy-Authorization: Basic dXNlcjpwYXNz · X-Api-Key: k3y-1",
+      "# <4> POST /mcp from 127.0.0.1:6 · Proxy-Authorization: [redacted] · X-Api-Key: [redacted]"],
+    ["# <4> 200 text/event-stream · Mcp-Session-Id: s-1 · Set-Cookie: sid=abc; Path=/",
+      "# <4> 200 text/event-stream · Mcp-Session-Id: s-1 · Set-Cookie: [redacted]"],
+    ["# <5> POST /mcp from 127.0.0.1:7 · Authorization: [redacted] · Cookie: [redacted]",
+      "# <5> POST /mcp from 127.0.0.1:7 · Authorization: [redacted] · Cookie: [redacted]"],
+  ];
+  const path = join(tempFolder("redact-http-"), "wire.log");
+  writeFileSync(path, notes.map(([note]) => `${T} ${note}\n`).join(""));
+  const { code, stdout } = await run(process.execPath, [wrapPath, "redact", path], "");
+  assert.equal(code, 0);
+  assert.equal(stdout, notes.map(([, redacted]) => `${T} ${redacted}\n`).join(""));
+});
