@@ -1787,37 +1787,63 @@ async function check(line: CommandLine): Promise<void> {
 
 // ---- The command line: record (the default), or read a log back ----
 
-/** Every option wrap takes, as node:util's parseArgs reads them. */
+/** Every option wrap takes, as node:util's parseArgs reads them, with the word the usage shows
+ * for its value. */
 const OPTIONS = {
-  log: { type: "string" }, out: { type: "string" }, "no-redact": { type: "boolean" },
-  ignore: { type: "string", multiple: true }, timeout: { type: "string" },
-  json: { type: "boolean" }, follow: { type: "boolean" }, errors: { type: "boolean" },
-  method: { type: "string", multiple: true },
+  log: { type: "string", valueName: "FILE" }, out: { type: "string", valueName: "FILE" },
+  "no-redact": { type: "boolean" }, ignore: { type: "string", multiple: true, valueName: "PATH" },
+  timeout: { type: "string", valueName: "MS" }, json: { type: "boolean" },
+  follow: { type: "boolean" }, errors: { type: "boolean" },
+  method: { type: "string", multiple: true, valueName: "NAME" },
 } as const;
 
-/** The recorder's words: it has no name, and runs the command that follows its options. */
-const RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
+/** One form a command's words may take: the options it takes, then a log (WIRE_LOG), and a
+ * command, `required` after `--`, or `optional` (the recorder's: `--` and the command may both
+ * be left out). */
+type Form = { options: (keyof typeof OPTIONS)[]; log?: true; command?: "required" | "optional" };
 
-/** The readers, one row each, by the word that names them: the command table. A reader's
- * usage is the words after its name, which name the options it takes; its function is all it
- * does. */
-const READERS = new Map<string, { usage: string; run: (line: CommandLine) => Promise<void> }>([
-  ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
+/** What a command's form shows after its options and log. */
+const COMMAND_WORDS = { required: "-- COMMAND [ARGS...]", optional: "[--] [COMMAND [ARGS...]]" };
+
+/** The recorder's forms: it has no name, and runs the command that follows its options. */
+const RECORDING: Form[] = [{ options: ["log"], command: "optional" }];
+
+/** The readers, one row each, by the word that names them: the command table. A reader's forms
+ * are the words that may follow its name (check's: a log, or a command to record one from);
+ * its function is all it does. */
+const READERS = new Map<string, { forms: Form[]; run: (line: CommandLine) => Promise<void> }>([
+  ["diagram", { forms: [{ options: ["out", "no-redact"], log: true }], run: writeDiagram }],
   ["replay", { run: replay,
-    usage: "[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]" }],
-  ["redact", { usage: "WIRE_LOG", run: redact }],
-  ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
-  ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
-  ["check", { run: check,
-    usage: "[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] -- COMMAND [ARGS...]" }],
+    forms: [{ options: ["ignore", "timeout", "no-redact"], log: true, command: "required" }] }],
+  ["redact", { forms: [{ options: [], log: true }], run: redact }],
+  ["show", { run: show,
+    forms: [{ options: ["follow", "method", "errors", "no-redact"], log: true }] }],
+  ["stats", { forms: [{ options: ["json"], log: true }], run: stats }],
+  ["check", { run: check, forms: [{ options: ["json"], log: true },
+    { options: ["json", "log", "timeout"], command: "required" }] }],
 ]);
 
+/** An option as the usage shows it: `[--NAME VALUE]`, with `...` after one that repeats. */
+function optionUsage(name: keyof typeof OPTIONS): string {
+  const option: { type: string; multiple?: boolean; valueName?: string } = OPTIONS[name];
+  const value = option.valueName === undefined ? "" : ` ${option.valueName}`;
+  return `[--${name}${value}]${option.multiple === true ? "..." : ""}`;
+}
+
+/** A command's forms as the usage shows them, ` | ` between: each one's options, then its log
+ * and its command if it takes them. */
+function usageOf(forms: Form[]): string {
+  const words = ({ options, log, command }: Form) => [...options.map(optionUsage),
+    ...(log ? ["WIRE_LOG"] : []), ...(command ? [COMMAND_WORDS[command]] : [])];
+  return forms.map((form) => words(form).join(" ")).join(" | ");
+}
+
 /** What --help prints: the recorder's words, then each reader's. */
-const USAGE = `Usage: wrap ${RECORDING}
+const USAGE = `Usage: wrap ${usageOf(RECORDING)}
 Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
 beside wrap.mjs; stdio passes through unchanged. Put \`--\` before a COMMAND that starts with -.
 Reading a log back (README, "Read a log back"):
-${Array.from(READERS, ([name, { usage }]) => `  wrap ${name} ${usage}\n`).join("")}`;
+${Array.from(READERS, ([name, { forms }]) => `  wrap ${name} ${usageOf(forms)}\n`).join("")}`;
 
 /** Exit code for a command line wrap cannot read, as shells use it. */
 const MISUSE = 2;
@@ -1860,23 +1886,20 @@ const parsed = attempt(() => parseArgs(config));
 if (parsed === undefined) exitWithUsage(process.stderr, MISUSE);
 // The first positional is the reader's name: a reader reads one log, and takes no other word.
 const { values, positionals: [, logPath, ...extra] } = parsed;
-// A command takes the options its words name: recording, --log alone.
-const usage = reader?.usage ?? RECORDING;
-const takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
+// A command's words take one of its forms: a log or none, a command or none. The recorder runs a
+// command (server.mjs when none is named), replay reads a log and runs a command after `--`,
+// check does one of the two (it records its own log from its command), the others read a log.
+const form = (reader?.forms ?? RECORDING).find((each) => (each.log === true) ===
+  (logPath !== undefined) && (each.command !== undefined) === (split !== -1));
+// A form takes the options it names: recording, --log alone.
+const takes: readonly string[] = form?.options ?? [];
 // How long replay waits for each response.
 const timeoutMs = Number(values.timeout ?? 5_000);
 const foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-// A command's usage is the form of its words, or two forms (check: `WIRE_LOG | ... -- COMMAND`):
-// a log or none, a command or none; the words must take one. The recorder runs a command
-// (server.mjs when none is named), replay reads a log and runs a command after `--`, check does
-// one of the two (it records its own log from its command), and the other readers read a log.
-const forms = usage.split(" | ");
-const inForm = forms.some((form) => form.includes("WIRE_LOG") === (logPath !== undefined) &&
-  form.includes("COMMAND") === (split !== -1));
-const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || !inForm;
+const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || form === undefined;
 // No command: `--` with nothing after it.
 if (wrong || command === undefined) exitWithUsage(process.stderr, MISUSE);
 if (reader === undefined) {

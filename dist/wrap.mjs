@@ -1185,36 +1185,53 @@ async function check(line) {
   if (runs) warn(`check recorded it in ${logPath2}`);
 }
 var OPTIONS = {
-  log: { type: "string" },
-  out: { type: "string" },
+  log: { type: "string", valueName: "FILE" },
+  out: { type: "string", valueName: "FILE" },
   "no-redact": { type: "boolean" },
-  ignore: { type: "string", multiple: true },
-  timeout: { type: "string" },
+  ignore: { type: "string", multiple: true, valueName: "PATH" },
+  timeout: { type: "string", valueName: "MS" },
   json: { type: "boolean" },
   follow: { type: "boolean" },
   errors: { type: "boolean" },
-  method: { type: "string", multiple: true }
+  method: { type: "string", multiple: true, valueName: "NAME" }
 };
-var RECORDING = "[--log FILE] [--] [COMMAND [ARGS...]]";
+var COMMAND_WORDS = { required: "-- COMMAND [ARGS...]", optional: "[--] [COMMAND [ARGS...]]" };
+var RECORDING = [{ options: ["log"], command: "optional" }];
 var READERS = /* @__PURE__ */ new Map([
-  ["diagram", { usage: "[--out FILE] [--no-redact] WIRE_LOG", run: writeDiagram }],
+  ["diagram", { forms: [{ options: ["out", "no-redact"], log: true }], run: writeDiagram }],
   ["replay", {
     run: replay,
-    usage: "[--ignore PATH]... [--timeout MS] [--no-redact] WIRE_LOG -- COMMAND [ARGS...]"
+    forms: [{ options: ["ignore", "timeout", "no-redact"], log: true, command: "required" }]
   }],
-  ["redact", { usage: "WIRE_LOG", run: redact }],
-  ["show", { usage: "[--follow] [--method NAME]... [--errors] [--no-redact] WIRE_LOG", run: show }],
-  ["stats", { usage: "[--json] WIRE_LOG", run: stats }],
-  ["check", {
-    run: check,
-    usage: "[--json] WIRE_LOG | [--json] [--log FILE] [--timeout MS] -- COMMAND [ARGS...]"
-  }]
+  ["redact", { forms: [{ options: [], log: true }], run: redact }],
+  ["show", {
+    run: show,
+    forms: [{ options: ["follow", "method", "errors", "no-redact"], log: true }]
+  }],
+  ["stats", { forms: [{ options: ["json"], log: true }], run: stats }],
+  ["check", { run: check, forms: [
+    { options: ["json"], log: true },
+    { options: ["json", "log", "timeout"], command: "required" }
+  ] }]
 ]);
-var USAGE = `Usage: wrap ${RECORDING}
+function optionUsage(name) {
+  const option = OPTIONS[name];
+  const value = option.valueName === void 0 ? "" : ` ${option.valueName}`;
+  return `[--${name}${value}]${option.multiple === true ? "..." : ""}`;
+}
+function usageOf(forms) {
+  const words2 = ({ options, log, command: command2 }) => [
+    ...options.map(optionUsage),
+    ...log ? ["WIRE_LOG"] : [],
+    ...command2 ? [COMMAND_WORDS[command2]] : []
+  ];
+  return forms.map((form2) => words2(form2).join(" ")).join(" | ");
+}
+var USAGE = `Usage: wrap ${usageOf(RECORDING)}
 Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
 beside wrap.mjs; stdio passes through unchanged. Put \`--\` before a COMMAND that starts with -.
 Reading a log back (README, "Read a log back"):
-${Array.from(READERS, ([name, { usage: usage2 }]) => `  wrap ${name} ${usage2}
+${Array.from(READERS, ([name, { forms }]) => `  wrap ${name} ${usageOf(forms)}
 `).join("")}`;
 var MISUSE = 2;
 var LONGEST_TIMEOUT_MS = 2147483647;
@@ -1241,15 +1258,13 @@ var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) exitWithUsage(process.stderr, MISUSE);
 var { values, positionals: [, logPath, ...extra] } = parsed;
-var usage = reader?.usage ?? RECORDING;
-var takes = Array.from(usage.matchAll(/\[--([\w-]+)/g), ([, option]) => option);
+var form = (reader?.forms ?? RECORDING).find((each) => each.log === true === (logPath !== void 0) && each.command !== void 0 === (split !== -1));
+var takes = form?.options ?? [];
 var timeoutMs = Number(values.timeout ?? 5e3);
 var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-var forms = usage.split(" | ");
-var inForm = forms.some((form) => form.includes("WIRE_LOG") === (logPath !== void 0) && form.includes("COMMAND") === (split !== -1));
-var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || !inForm;
+var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || form === void 0;
 if (wrong || command === void 0) exitWithUsage(process.stderr, MISUSE);
 if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
