@@ -1,5 +1,6 @@
 /**
- * wrap.ts — a recording proxy for any MCP stdio server: it changes nothing and loses nothing.
+ * wrap.ts — a recording proxy for any MCP server, over stdio or Streamable HTTP: it changes
+ * nothing and loses nothing.
  *
  * How it works: the client starts wrap in place of the server, and wrap starts the server as
  * its child. Three pipes carry the bytes as they are, with backpressure: the client's stdin to
@@ -13,18 +14,22 @@
  * of input as the end is, so a client that kills wrap finds every line that crossed. The
  * recorder is three parts, a section each: the tap (lines, notes, pairing; no I/O), the log
  * writer (when to catch up, one write per catch-up) and the plumbing (spawn, relay, signals,
- * finish).
+ * finish). Over HTTP (`--listen`), wrap is a reverse proxy in front of the server's endpoint, and
+ * hands the same tap and log writer each request's and answer's body under the exchange's number.
  *
  * The log (wire.log), one event per line: `<ISO-8601 UTC time> <mark> <text>`.
  *   →  client to server: `[<notes> ][| ]<line>`, the line exactly as it crossed, bytes and all
  *   ←  server to client, likewise
  *   !  a line the server wrote to stderr, as it is
- *   #  wrap's own events: start, end of input, signals, unanswered requests, cut lines, exit
- * The notes are a response's round-trip time, `(1.9 ms)`, then the line's tags, each only when
- * it applies, in the one order of TAGS; a bar, `| `, ends them before a line that could be
- * read as one. "The log format" below is their one definition, which the tap writes and the
- * readers read. A response is paired with its request by id and direction: JSON-RPC is
- * symmetric, and servers send requests too (roots/list, elicitation/create).
+ *   #  wrap's own events: start, end of input, signals, unanswered requests, cut lines, exit;
+ *      over HTTP, each exchange's request and answer heads, and how it ended
+ * The notes are, over HTTP, the exchange's number, `<3>`, then a response's round-trip time,
+ * `(1.9 ms)`, then the line's tags, each only when it applies, in the one order of TAGS; a
+ * bar, `| `, ends them before a line that could be read as one. "The log format" below is
+ * their one definition, which the tap writes and the readers read. A response is paired with
+ * its request by id and direction: JSON-RPC is symmetric, and servers send requests too
+ * (roots/list, elicitation/create); over HTTP, a client's request by its exchange too, since
+ * many clients send id 1 at once.
  *
  * Lifecycle (2025-11-25 basic/lifecycle §Shutdown, stdio): shutdown is the client's. The end
  * of stdin is passed on, and wrap waits for the server as long as it runs. SIGINT, SIGTERM and
@@ -34,21 +39,24 @@
  * with the server's exit code, or 128 + the signal's number when a signal ended it.
  *
  * The file's sections, in order: the kinds of message; the log format; the recorder's three
- * parts; the session follower, through which every reader reads a log; the readers, one
- * section each with its constants before its functions (README, "Read a log back"); and last
- * the command line, which picks the recorder or a reader by READERS, the command table, where
- * each reader is one row.
+ * parts; the recorder over HTTP; the session follower, through which every reader reads a log;
+ * the readers, one section each with its constants before its functions (README, "Read a log
+ * back"); and last the command line, which picks the recorder or a reader by READERS, the
+ * command table, where each reader is one row.
  */
 import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
+import { createServer, request as httpRequest, type IncomingMessage, type Server,
+  type ServerResponse } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { access, open, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
-import type { Readable, Writable } from "node:stream";
+import { finished, type Readable, type Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
@@ -139,11 +147,32 @@ function warn(text: string): void {
 // EVENT_HEAD takes the notes, then one bar, and everything after that is the line. wrap's
 // notes that begin and end a session are written by startNote and exitNote, and read by
 // startedCommand. A log written before the bar reads as before, but a line that began `| `.
+// Over HTTP a → or ← line's notes begin with its exchange's number, `<3>` (exchangeNote), and
+// HTTP's own facts are # notes that begin with it too (headNote): a request's head, `<3> POST
+// /mcp from 127.0.0.1:53412 · Mcp-Method: tools/call`, its answer's, `<3> 200 text/event-stream`,
+// and how it ended early, `<3> closed by the client` or `<3> 502 upstream failed: ECONNREFUSED`.
+// An event stream's events are ← lines, one each, the event's data lines joined.
 
-/** A request's key among those in flight: its direction and id. JSON.stringify keeps id 1 and
- * id "1" apart, as JSON-RPC does; the key is also how a `# unanswered` note names a request. */
-function pairKey(mark: "→" | "←", id: string | number | null): string {
-  return `${mark} ${JSON.stringify(id)}`;
+/** An HTTP exchange's number as a note, `<3>`: 1, 2, 3, … as wrap receives the requests. It is
+ * no tag: the readers count it with none. */
+function exchangeNote(exchange: number): string {
+  return `<${exchange}>`;
+}
+
+/** A # note about an exchange: its number, what happened, then header fields, ` · ` apart. */
+function headNote(exchange: number, what: string, fields: readonly string[] = []): string {
+  return [`${exchangeNote(exchange)} ${what}`, ...fields].join(" · ");
+}
+
+/**
+ * A request's key among those in flight: its direction and id, and over HTTP a client's
+ * request's exchange, since it is answered in its own exchange. A server's request may be
+ * answered in any (a POST of its own), so it has none. JSON.stringify keeps id 1 and id "1"
+ * apart, as JSON-RPC does; the key is also how a `# unanswered` note names a request.
+ */
+function pairKey(mark: "→" | "←", id: string | number | null, exchange?: number): string {
+  const within = mark === "→" && exchange !== undefined ? `${exchangeNote(exchange)} ` : "";
+  return `${mark} ${within}${JSON.stringify(id)}`;
 }
 
 /** The direction that answers a request sent the other way. */
@@ -189,17 +218,23 @@ function notesShown(elapsed: number | undefined, tags: ReadonlySet<Tag>, bytes: 
   return elapsed === undefined ? shown : [`(${elapsed.toFixed(1)} ms)`, ...shown];
 }
 
-/** One note as the readers read it: a round-trip time, or a tag, which begins with a letter or
- * a digit. The readers take notes in any order, and tags they do not know. */
-const NOTE = String.raw`\(\d+(?:\.\d+)? ms\) |\[[A-Za-z\d][\w -]*\] `;
+/** One note as the readers read it: an exchange's number, a round-trip time, or a tag, which
+ * begins with a letter or a digit. The readers take notes in any order, and tags they do not
+ * know. */
+const NOTE = String.raw`<\d+> |\(\d+(?:\.\d+)? ms\) |\[[A-Za-z\d][\w -]*\] `;
 
 /** How a line begins that could be read as a note or as the bar: such a line gets the bar. A
  * bar is never wrong, so this takes more lines than need it, by their first two bytes. */
-const LOOKS_LIKE_NOTE = /^(?:[(|]|\[[A-Za-z\d])/;
+const LOOKS_LIKE_NOTE = /^(?:[(|]|\[[A-Za-z\d]|<\d)/;
 
 /** wrap's note that begins a session: the server's pid and command line. */
 function startNote(pid: number, commandLine: string): string {
   return `start pid ${pid}: ${commandLine}`;
+}
+
+/** wrap's note that begins an HTTP session: where wrap listens, and the server's endpoint. */
+function listenNote(local: string, upstream: string): string {
+  return `listen ${local} → ${upstream}`;
 }
 
 /** wrap's note that ends a session: the server's exit code, or the signal that ended it. */
@@ -231,9 +266,10 @@ function parseEvent(line: string): LogEvent | undefined {
   return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
 }
 
-/** The command line a `# start` note names, as startNote wrote it; undefined for another event. */
+/** The command line a `# start` note names, as startNote wrote it, or the endpoints a
+ * `# listen` note names; undefined for another event. */
 function startedCommand(event: LogEvent): string | undefined {
-  return event.mark === "#" ? /^start pid \d+: (.*)/s.exec(event.text)?.[1] : undefined;
+  return event.mark === "#" ? /^(?:start pid \d+: |listen )(.*)/s.exec(event.text)?.[1] : undefined;
 }
 
 // ---- The recorder, part 1: the tap, which cuts lines, notes them and pairs them ----
@@ -242,17 +278,24 @@ function startedCommand(event: LogEvent): string | undefined {
 // crossed into those events, and finds the warning wrap prints for a polluted stdout; it does
 // no I/O, and never sees the pipes.
 
+/** Where bytes cross: a stdio stream, by its mark, or over HTTP a body of exchange `exchange`,
+ * an event stream's when `events`. The tap cuts each one's lines apart from the others'. */
+type Source = { mark: "→" | "←" | "!"; exchange?: number; events?: boolean };
+
 /** What crossed, as the tap is handed it, and when (performance.now()): in the log's order.
  * wrap's own notes are not crossings: the log writer hands them over once the tap has caught up. */
-type Crossing =
-  | { kind: "chunk"; mark: "→" | "←" | "!"; chunk: Buffer; now: number }
-  | { kind: "end"; mark: "→" | "←" | "!"; now: number };
+type Crossing = Source &
+  ({ kind: "chunk"; chunk: Buffer; now: number } | { kind: "end"; now: number });
+
+/** The start of a line that has not ended yet: its pieces, as far as the log keeps a line
+ * (LONGEST_LOGGED), and its whole size so far. */
+type Unended = { pieces: Buffer[]; size: number };
 
 /** The tap's state, all of it. */
 type Tap = {
-  /** The start of each stream's line that has not ended yet: its pieces, as far as the log
-   * keeps a line (LONGEST_LOGGED), and its whole size so far. */
-  unended: Record<"→" | "←" | "!", { pieces: Buffer[]; size: number }>;
+  /** The start of each source's line that has not ended yet, by sourceKey; and of an event
+   * stream's event, its data so far, by its key and " data". */
+  unended: Map<string, Unended>;
   /** Requests in flight under their direction and id, until a response the other way: each
    * one's method, and when it crossed. At most PENDING_LIMIT, the newest (keepPending). */
   pending: Map<string, { method: string; sentAt: number }>;
@@ -276,24 +319,75 @@ const LONGEST_LOGGED = 16 * LARGE_LINE;
 /** The "\n" that ends each event in the log. */
 const NEWLINE = Buffer.from("\n");
 
+/** A source's key among the lines not ended yet: its mark, and its exchange over HTTP. */
+function sourceKey({ mark, exchange }: Source): string {
+  return exchange === undefined ? mark : `${mark}${exchange}`;
+}
+
+/** The line not ended yet under a key, made empty when there is none. */
+function unendedOf(tap: Tap, key: string): Unended {
+  const found = tap.unended.get(key) ?? { pieces: [], size: 0 };
+  tap.unended.set(key, found);
+  return found;
+}
+
+/** Adds a piece to a line not ended yet, as far as the log keeps a line. */
+function keepPiece(unended: Unended, piece: Buffer): void {
+  const room = LONGEST_LOGGED - unended.size;
+  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+  unended.size += piece.length;
+}
+
+/** Takes the line that has just ended under a key: what the log keeps of it, and its size. */
+function takeLine(tap: Tap, key: string): { kept: Buffer; size: number } {
+  const { pieces, size } = unendedOf(tap, key);
+  tap.unended.delete(key);
+  // Joined once: a line within one chunk is a view of it, not a copy.
+  const kept = pieces.length === 1 && pieces[0] !== undefined ? pieces[0] : Buffer.concat(pieces);
+  return { kept, size };
+}
+
 /**
  * Adds the events of the lines a chunk completes, cut at each "\n" byte and without it. Each
- * piece of a line is added to `unended`, as far as the log keeps a line; the start of a line
+ * piece of a line is kept in `unended`, as far as the log keeps a line; the start of a line
  * that has not ended yet waits there for the next chunk: only the new chunk is searched, and a
  * line is joined once, so a long line costs linear time.
  */
-function chunkEvents(tap: Tap, { mark, chunk, now }: Extract<Crossing, { kind: "chunk" }>): void {
+function chunkEvents(tap: Tap, crossing: Extract<Crossing, { kind: "chunk" }>): void {
+  const { chunk, now } = crossing;
   for (let start = 0; start < chunk.length;) {
     const end = chunk.indexOf(0x0a, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
-    const unended = tap.unended[mark];
-    const room = LONGEST_LOGGED - unended.size;
-    if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
-    unended.size += piece.length;
+    keepPiece(unendedOf(tap, sourceKey(crossing)), piece);
     if (end === -1) return;
-    lineEvent(tap, mark, now);
+    if (crossing.events === true) eventStreamLine(tap, crossing, now);
+    else lineEvent(tap, crossing, now);
     start = end + 1;
   }
+}
+
+/** The field name of an event stream's data line, with its colon. */
+const DATA_FIELD = Buffer.from("data:");
+
+/**
+ * Reads a line of an event stream (HTML §9.2.6, interpreting an event stream): a data line's
+ * value is added to the event's data, and a blank line ends the event, whose data is logged as
+ * one line. Other fields (event, id, retry) and comments are left out; an event without data is
+ * none. An event's data lines are joined without their "\n": JSON stays JSON.
+ */
+function eventStreamLine(tap: Tap, source: Source, now: number): void {
+  const key = sourceKey(source);
+  const { kept, size } = takeLine(tap, key);
+  const line = kept.at(-1) === 0x0d ? kept.subarray(0, -1) : kept;
+  const data = `${key} data`;
+  if (line.length === 0 && unendedOf(tap, data).size > 0) lineEvent(tap, source, now, data);
+  if (!line.subarray(0, DATA_FIELD.length).equals(DATA_FIELD)) return;
+  // One space after the colon is not the value's (HTML §9.2.6).
+  const value = line.subarray(line[DATA_FIELD.length] === 0x20 ? 6 : 5);
+  const event = unendedOf(tap, data);
+  keepPiece(event, value);
+  // A data line cut short counts whole, so that the event is noted as cut.
+  event.size += size - kept.length;
 }
 
 /**
@@ -301,7 +395,8 @@ function chunkEvents(tap: Tap, { mark, chunk, now }: Extract<Crossing, { kind: "
  * direction and id until a response crossing the other way settles it. A line cut short is not
  * read for messages: its size is all that is noted of it.
  */
-function annotate(tap: Tap, mark: "→" | "←", kept: Buffer, size: number, now: number) {
+function annotate(tap: Tap, mark: "→" | "←", exchange: number | undefined, kept: Buffer,
+  size: number, now: number) {
   if (size > kept.length) return notesShown(undefined, new Set(["bytes"]), size);
   // A Set, so that a batch with two unknown ids shows "[no request]" once.
   const tags = new Set<Tag>();
@@ -310,10 +405,12 @@ function annotate(tap: Tap, mark: "→" | "←", kept: Buffer, size: number, now
   if (!isUtf8(kept)) tags.add("not UTF-8");
   if (kept[size - 1] === 0x0d) tags.add("CRLF");
   for (const message of messagesOf(kept.toString())) {
-    if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
+    if (message.kind === "request") {
+      pend(tap, pairKey(mark, message.id, exchange), message.method, now, tags);
+    }
     // An id of null answers a request that could not be read, so it pairs with nothing.
     if (message.kind === "response" && message.id !== null) {
-      const key = pairKey(OPPOSITE[mark], message.id);
+      const key = pairKey(OPPOSITE[mark], message.id, exchange);
       const request = tap.pending.get(key);
       // A batch's responses share a line, which shows the first one's time.
       if (request === undefined) tags.add("no request");
@@ -338,20 +435,19 @@ function pend(tap: Tap, key: string, method: string, now: number, tags: Set<Tag>
 }
 
 /**
- * Adds the event of the line that has just ended in `unended`: its time, mark and notes, a bar
+ * Adds the event of the line that has just ended under `key`: its time, mark and notes, a bar
  * if it needs one, then the line's bytes as they are. A line cut short is not read for
  * messages; a note before it says so.
  */
-function lineEvent(tap: Tap, mark: "→" | "←" | "!", now: number): void {
-  const { pieces, size } = tap.unended[mark];
-  tap.unended[mark] = { pieces: [], size: 0 };
-  // Joined once: a line within one chunk is a view of it, not a copy.
-  const kept = pieces.length === 1 && pieces[0] !== undefined ? pieces[0] : Buffer.concat(pieces);
+function lineEvent(tap: Tap, source: Source, now: number, key = sourceKey(source)): void {
+  const { mark, exchange } = source;
+  const { kept, size } = takeLine(tap, key);
   if (size > kept.length) {
     const keeps = `the log keeps ${kept.length} of ${size} bytes`;
     noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
-  const notes: string[] = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
+  const notes: string[] = mark === "!" ? [] : annotate(tap, mark, exchange, kept, size, now);
+  if (exchange !== undefined) notes.unshift(exchangeNote(exchange));
   // The one warning for a polluted stdout: the line, cut to a readable length, and what follows.
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
@@ -380,11 +476,15 @@ function noteEvent(tap: Tap, now: number, text: string): void {
   tap.events.push(Buffer.from(`${timeOf(tap, now)} # ${oneLine}\n`));
 }
 
-/** Adds the log's events for one crossing: the lines a chunk completes, or a stream's last. */
+/** Adds the log's events for one crossing: the lines a chunk completes, or a source's last. */
 function eventsOf(tap: Tap, crossing: Crossing): void {
   if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
-  // A last line without "\n" is still a line.
-  if (tap.unended[crossing.mark].size > 0) lineEvent(tap, crossing.mark, crossing.now);
+  const key = sourceKey(crossing);
+  // A last line without "\n" is still a line; an event not ended is none (HTML §9.2.6).
+  const unended = crossing.events !== true && (tap.unended.get(key)?.size ?? 0) > 0;
+  if (unended) lineEvent(tap, crossing, crossing.now);
+  tap.unended.delete(key);
+  tap.unended.delete(`${key} data`);
 }
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
@@ -436,8 +536,7 @@ const SLICE = 65_536;
 
 /** A log writer that has written nothing yet, and its tap, which has seen nothing yet. */
 function openLog(logPath: string): LogWriter {
-  const tap: Tap = { unended: { "→": { pieces: [], size: 0 }, "←": { pieces: [], size: 0 },
-    "!": { pieces: [], size: 0 } }, pending: new Map(), overflowed: false, polluted: false,
+  const tap: Tap = { unended: new Map(), pending: new Map(), overflowed: false, polluted: false,
     events: [], warnings: [], clock: { ms: 0, time: "" } };
   return { path: logPath, closed: false, tap, unread: [], behind: 0, paused: [] };
 }
@@ -653,6 +752,157 @@ function proxy(command: string, args: readonly string[], logPath: string): void 
   relay(plumbing, child.stderr, process.stderr, "!");
   // Registered after the relays, so that the log has stdin's last line before "end of input".
   watchClient(plumbing);
+}
+
+// ---- The recorder over HTTP: a reverse proxy in front of a Streamable HTTP server ----
+// `wrap --listen [HOST:]PORT URL` serves http://HOST:PORT/mcp and forwards each request to the
+// server's endpoint URL (any other path to the same path at URL's origin): its method, headers
+// and body as they are, but the hop-by-hop headers (RFC 9110 §7.6.1) and Host, which names the
+// server asked (§7.2). The answer streams back as it comes, each event of an event stream as it
+// arrives. Each body's chunks go to the same tap and log writer as stdio's, under the exchange's
+// number: a request's lines are → lines, after they are passed on; an answer's, ← lines, before
+// (basic/transports §Streamable HTTP). A client that closes an exchange early ends the one
+// request to the server: 2026-07-28 cancels a call so. A server that cannot be reached is
+// answered 502 by wrap. What each exchange was is a # note, its secret headers redacted.
+
+/** The HTTP recorder's state: the log writer, the server's endpoint, and the last exchange's
+ * number. */
+type Listener = { writer: LogWriter; upstream: URL; exchanges: number };
+
+/** The headers that belong to one connection, never passed on (RFC 9110 §7.6.1), besides
+ * those the Connection header names. */
+const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "te", "trailer",
+  "transfer-encoding", "upgrade"];
+
+/** The MCP headers a head note shows (basic/transports §Streamable HTTP). */
+const MCP_HEADERS = ["mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id",
+  "last-event-id"];
+
+/** The names and values of raw headers (name, value, name, value, …) that `keeps` keeps. */
+function headerPairs(raw: readonly string[], keeps: (name: string) => boolean) {
+  return raw.flatMap((name, at) => (at % 2 === 0 && keeps(name.toLowerCase())
+    ? [[name, raw[at + 1] ?? ""] as const] : []));
+}
+
+/** Raw headers to pass on: without the hop-by-hop ones, and with those named in Connection. */
+function endToEnd(raw: readonly string[], also: readonly string[] = []): string[] {
+  const named = headerPairs(raw, (name) => name === "connection")
+    .flatMap(([, value]) => value.toLowerCase().split(",").map((name) => name.trim()));
+  const dropped = [...HOP_BY_HOP, ...named, ...also];
+  return headerPairs(raw, (name) => !dropped.includes(name)).flat();
+}
+
+/** A head note's header fields: the MCP headers as they came, and any that hold a secret by
+ * redact's table (Authorization, Cookie, Set-Cookie, X-Api-Key, …) as redacted. */
+function headFields(raw: readonly string[]): string[] {
+  return headerPairs(raw, (name) => isSecretKey(name) || MCP_HEADERS.includes(name))
+    .map(([name, value]) => `${name}: ${isSecretKey(name) ? REDACTED : value}`);
+}
+
+/** The path a request goes to on the server: the endpoint's, with the query of a request for
+ * /mcp appended to its own; any other path as it is, at the endpoint's origin. */
+function upstreamPath(upstream: URL, path: string): string {
+  const at = path.indexOf("?");
+  if ((at === -1 ? path : path.slice(0, at)) !== "/mcp") return path;
+  const query = [upstream.search.slice(1), at === -1 ? "" : path.slice(at + 1)];
+  const joined = query.filter((part) => part !== "").join("&");
+  return `${upstream.pathname}${joined === "" ? "" : `?${joined}`}`;
+}
+
+/** Hands each chunk of a body to the log writer, and its end, or its end cut short. */
+function tapBody(writer: LogWriter, body: IncomingMessage, source: Source): void {
+  const log = (chunk: Buffer) => {
+    logLater(writer, { ...source, kind: "chunk", chunk, now: performance.now() }, body);
+  };
+  const end = () => logLater(writer, { ...source, kind: "end", now: performance.now() }, body);
+  // An answer's chunks and end are logged before they are passed on, as on stdio; a request's
+  // after.
+  if (source.mark === "←") body.prependListener("data", log).prependListener("end", end);
+  else body.on("data", log).on("end", end);
+  // A body cut short ends all the same, so that the tap lets go of what it holds of it.
+  body.on("close", () => body.readableEnded || end());
+}
+
+/** Forwards one exchange: notes the request's head, passes its body on, and its answer back. */
+function forward(listener: Listener, incoming: IncomingMessage, outgoing: ServerResponse) {
+  const { writer, upstream } = listener;
+  const exchange = (listener.exchanges += 1);
+  const from = `from ${incoming.socket.remoteAddress}:${incoming.socket.remotePort}`;
+  const head = `${incoming.method} ${incoming.url} ${from}`;
+  note(writer, headNote(exchange, head, headFields(incoming.rawHeaders)));
+  const headers = [...endToEnd(incoming.rawHeaders, ["host"]), "Host", upstream.host];
+  const path = upstreamPath(upstream, incoming.url ?? "/");
+  const send = upstream.protocol === "https:" ? httpsRequest : httpRequest;
+  let ended = false;
+  const failed = (error: NodeJS.ErrnoException) => {
+    // An exchange the client closed, or that failed already, has been noted.
+    if (ended || outgoing.destroyed) return;
+    ended = true;
+    const why = `upstream failed: ${error.code ?? error.message}`;
+    note(writer, headNote(exchange, outgoing.headersSent ? why : `502 ${why}`));
+    if (outgoing.headersSent) outgoing.destroy();
+    else outgoing.writeHead(502, { "content-type": "text/plain" }).end(`wrap: ${why}\n`);
+  };
+  const request = send(upstream, { method: incoming.method, path, headers }, (answer) => {
+    answerBack(writer, exchange, answer, outgoing);
+    finished(answer, (error) => error && failed(error));
+  });
+  request.on("error", failed);
+  incoming.pipe(request);
+  tapBody(writer, incoming, { mark: "→", exchange });
+  outgoing.on("close", () => {
+    if (outgoing.writableFinished || ended) return;
+    ended = true;
+    note(writer, headNote(exchange, "closed by the client"));
+    request.destroy();
+  });
+}
+
+/** Notes an answer's head, and passes it back as it comes: its status and headers, then its
+ * body, each chunk as it arrives, an event stream's events too. */
+function answerBack(writer: LogWriter, exchange: number, answer: IncomingMessage,
+  outgoing: ServerResponse): void {
+  const type = answer.headers["content-type"];
+  const status = words(String(answer.statusCode), type);
+  note(writer, headNote(exchange, status, headFields(answer.rawHeaders)));
+  // The server's own Date, or none, as it sent it.
+  outgoing.sendDate = false;
+  outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+  outgoing.flushHeaders();
+  const events = /^text\/event-stream\b/i.test(type ?? "");
+  tapBody(writer, answer, { mark: "←", exchange, events });
+  answer.pipe(outgoing);
+}
+
+/** The address a server listens on, as a URL's host: an IPv6 one in brackets. */
+function hostOf(address: ReturnType<Server["address"]>): string {
+  if (address === null || typeof address === "string") return String(address);
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `${host}:${address.port}`;
+}
+
+/**
+ * Runs the HTTP recorder: listens on `address`, [HOST:]PORT, forwards each request to the
+ * endpoint `url` and records every exchange to the log. At a signal it closes the log with a
+ * last event and exits as the signal would have ended it: 128 + its number.
+ */
+function listen(address: string, url: string, logPath: string): void {
+  const writer = openLog(logPath);
+  const listener = { writer, upstream: new URL(url), exchanges: 0 };
+  const [, host = "127.0.0.1", port = ""] = LISTEN_ADDRESS.exec(address) ?? [];
+  const server = createServer((incoming, outgoing) => forward(listener, incoming, outgoing));
+  server.on("error", (error) => cannot(`listen on ${address}`, error));
+  server.listen(Number(port), host.replace(/^\[(.*)\]$/, "$1"), () => {
+    const local = `http://${hostOf(server.address())}/mcp`;
+    note(writer, listenNote(local, url));
+    warn(`listening on ${local}, recording to ${logPath}, forwarding to ${url}`);
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      closeLog(writer, exitNote(null, signal));
+      process.exit(128 + constants.signals[signal]);
+    });
+  }
 }
 
 // ---- Readers: the session follower, which every reader reads a log through ----
@@ -1795,18 +2045,26 @@ const OPTIONS = {
   timeout: { type: "string", valueName: "MS" }, json: { type: "boolean" },
   follow: { type: "boolean" }, errors: { type: "boolean" },
   method: { type: "string", multiple: true, valueName: "NAME" },
+  listen: { type: "string", valueName: "[HOST:]PORT" },
 } as const;
 
 /** One form a command's words may take: the options it takes, then a log (WIRE_LOG), and a
  * command, `required` after `--`, or `optional` (the recorder's: `--` and the command may both
- * be left out). */
-type Form = { options: (keyof typeof OPTIONS)[]; log?: true; command?: "required" | "optional" };
+ * be left out), or a `url` (the HTTP recorder's, the form taken when --listen is given). */
+type Form = { options: (keyof typeof OPTIONS)[]; log?: true;
+  command?: "required" | "optional" | "url" };
 
 /** What a command's form shows after its options and log. */
-const COMMAND_WORDS = { required: "-- COMMAND [ARGS...]", optional: "[--] [COMMAND [ARGS...]]" };
+const COMMAND_WORDS = { required: "-- COMMAND [ARGS...]", optional: "[--] [COMMAND [ARGS...]]",
+  url: "URL" };
 
-/** The recorder's forms: it has no name, and runs the command that follows its options. */
-const RECORDING: Form[] = [{ options: ["log"], command: "optional" }];
+/** The recorder's forms: it has no name, and runs the command that follows its options; or,
+ * given --listen, forwards HTTP to the MCP endpoint URL that follows them. */
+const RECORDING: Form[] = [{ options: ["log"], command: "optional" },
+  { options: ["log", "listen"], command: "url" }];
+
+/** Where --listen listens: a port, after a host (an IPv6 one in brackets) if one is given. */
+const LISTEN_ADDRESS = /^(?:(.+):)?(\d{1,5})$/;
 
 /** The readers, one row each, by the word that names them: the command table. A reader's forms
  * are the words that may follow its name (check's: a log, or a command to record one from);
@@ -1839,9 +2097,11 @@ function usageOf(forms: Form[]): string {
 }
 
 /** What --help prints: the recorder's words, then each reader's. */
-const USAGE = `Usage: wrap ${usageOf(RECORDING)}
+const USAGE = `Usage: ${RECORDING.map((form) => `wrap ${usageOf([form])}`).join("\n       ")}
 Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
 beside wrap.mjs; stdio passes through unchanged. Put \`--\` before a COMMAND that starts with -.
+With --listen, serves http://HOST:PORT/mcp (HOST: 127.0.0.1) in front of the MCP endpoint URL,
+and records every exchange; HTTP passes through unchanged.
 Reading a log back (README, "Read a log back"):
 ${Array.from(READERS, ([name, { forms }]) => `  wrap ${name} ${usageOf(forms)}\n`).join("")}`;
 
@@ -1887,10 +2147,12 @@ if (parsed === undefined) exitWithUsage(process.stderr, MISUSE);
 // The first positional is the reader's name: a reader reads one log, and takes no other word.
 const { values, positionals: [, logPath, ...extra] } = parsed;
 // A command's words take one of its forms: a log or none, a command or none. The recorder runs a
-// command (server.mjs when none is named), replay reads a log and runs a command after `--`,
-// check does one of the two (it records its own log from its command), the others read a log.
+// command (server.mjs when none is named), or with --listen forwards to a URL; replay reads a log
+// and runs a command after `--`, check does one of the two (it records its own log from its
+// command), the others read a log.
 const form = (reader?.forms ?? RECORDING).find((each) => (each.log === true) ===
-  (logPath !== undefined) && (each.command !== undefined) === (split !== -1));
+  (logPath !== undefined) && (each.command !== undefined) === (split !== -1) &&
+  (each.command === "url") === (values.listen !== undefined));
 // A form takes the options it names: recording, --log alone.
 const takes: readonly string[] = form?.options ?? [];
 // How long replay waits for each response.
@@ -1899,10 +2161,16 @@ const foreignOption = Object.keys(values).some((option) => !takes.includes(optio
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || form === undefined;
+// A URL form forwards to one http or https URL, from an address it can listen on.
+const endpoint = form?.command === "url" ? attempt(() => new URL(command ?? "")) : undefined;
+const badUrl = form?.command === "url" && (!/^https?:$/.test(endpoint?.protocol ?? "") ||
+  args.length > 0 || !LISTEN_ADDRESS.test(values.listen ?? ""));
+const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || badUrl;
 // No command: `--` with nothing after it.
-if (wrong || command === undefined) exitWithUsage(process.stderr, MISUSE);
-if (reader === undefined) {
+if (wrong || form === undefined || command === undefined) exitWithUsage(process.stderr, MISUSE);
+if (reader === undefined && values.listen !== undefined) {
+  listen(values.listen, command, values.log ?? join(here, "wire.log"));
+} else if (reader === undefined) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
 } else {
   // A reader whose stdout was closed (`| head`) stops as if SIGPIPE had ended it.

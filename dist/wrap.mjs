@@ -4,12 +4,18 @@
 import { spawn } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
+import {
+  createServer,
+  request as httpRequest
+} from "node:http";
+import { request as httpsRequest } from "node:https";
 import { access, open, stat, writeFile } from "node:fs/promises";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
+import { finished } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 var PIPES_GRACE_MS = 2e3;
@@ -48,8 +54,15 @@ function warn(text) {
   process.stderr.write(printable(`wrap: ${text}
 `));
 }
-function pairKey(mark, id) {
-  return `${mark} ${JSON.stringify(id)}`;
+function exchangeNote(exchange) {
+  return `<${exchange}>`;
+}
+function headNote(exchange, what, fields = []) {
+  return [`${exchangeNote(exchange)} ${what}`, ...fields].join(" · ");
+}
+function pairKey(mark, id, exchange) {
+  const within = mark === "→" && exchange !== void 0 ? `${exchangeNote(exchange)} ` : "";
+  return `${mark} ${within}${JSON.stringify(id)}`;
 }
 var OPPOSITE = { "→": "←", "←": "→" };
 var PENDING_LIMIT = 5e4;
@@ -67,10 +80,13 @@ function notesShown(elapsed, tags, bytes) {
   const shown = TAGS.filter((tag) => tags.has(tag)).map((tag) => tag === "bytes" ? `[${bytes} bytes]` : `[${tag}]`);
   return elapsed === void 0 ? shown : [`(${elapsed.toFixed(1)} ms)`, ...shown];
 }
-var NOTE = String.raw`\(\d+(?:\.\d+)? ms\) |\[[A-Za-z\d][\w -]*\] `;
-var LOOKS_LIKE_NOTE = /^(?:[(|]|\[[A-Za-z\d])/;
+var NOTE = String.raw`<\d+> |\(\d+(?:\.\d+)? ms\) |\[[A-Za-z\d][\w -]*\] `;
+var LOOKS_LIKE_NOTE = /^(?:[(|]|\[[A-Za-z\d]|<\d)/;
 function startNote(pid, commandLine) {
   return `start pid ${pid}: ${commandLine}`;
+}
+function listenNote(local, upstream) {
+  return `listen ${local} → ${upstream}`;
 }
 function exitNote(code, signal) {
   return signal === null ? `exit code ${code}` : `exit signal ${signal}`;
@@ -89,25 +105,56 @@ function parseEvent(line) {
   return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
 }
 function startedCommand(event) {
-  return event.mark === "#" ? /^start pid \d+: (.*)/s.exec(event.text)?.[1] : void 0;
+  return event.mark === "#" ? /^(?:start pid \d+: |listen )(.*)/s.exec(event.text)?.[1] : void 0;
 }
 var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
 var NEWLINE = Buffer.from("\n");
-function chunkEvents(tap, { mark, chunk, now }) {
+function sourceKey({ mark, exchange }) {
+  return exchange === void 0 ? mark : `${mark}${exchange}`;
+}
+function unendedOf(tap, key) {
+  const found = tap.unended.get(key) ?? { pieces: [], size: 0 };
+  tap.unended.set(key, found);
+  return found;
+}
+function keepPiece(unended, piece) {
+  const room = LONGEST_LOGGED - unended.size;
+  if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
+  unended.size += piece.length;
+}
+function takeLine(tap, key) {
+  const { pieces, size } = unendedOf(tap, key);
+  tap.unended.delete(key);
+  const kept = pieces.length === 1 && pieces[0] !== void 0 ? pieces[0] : Buffer.concat(pieces);
+  return { kept, size };
+}
+function chunkEvents(tap, crossing) {
+  const { chunk, now } = crossing;
   for (let start = 0; start < chunk.length; ) {
     const end = chunk.indexOf(10, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
-    const unended = tap.unended[mark];
-    const room = LONGEST_LOGGED - unended.size;
-    if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
-    unended.size += piece.length;
+    keepPiece(unendedOf(tap, sourceKey(crossing)), piece);
     if (end === -1) return;
-    lineEvent(tap, mark, now);
+    if (crossing.events === true) eventStreamLine(tap, crossing, now);
+    else lineEvent(tap, crossing, now);
     start = end + 1;
   }
 }
-function annotate(tap, mark, kept, size, now) {
+var DATA_FIELD = Buffer.from("data:");
+function eventStreamLine(tap, source, now) {
+  const key = sourceKey(source);
+  const { kept, size } = takeLine(tap, key);
+  const line = kept.at(-1) === 13 ? kept.subarray(0, -1) : kept;
+  const data = `${key} data`;
+  if (line.length === 0 && unendedOf(tap, data).size > 0) lineEvent(tap, source, now, data);
+  if (!line.subarray(0, DATA_FIELD.length).equals(DATA_FIELD)) return;
+  const value = line.subarray(line[DATA_FIELD.length] === 32 ? 6 : 5);
+  const event = unendedOf(tap, data);
+  keepPiece(event, value);
+  event.size += size - kept.length;
+}
+function annotate(tap, mark, exchange, kept, size, now) {
   if (size > kept.length) return notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
   const tags = /* @__PURE__ */ new Set();
   let elapsed;
@@ -115,9 +162,11 @@ function annotate(tap, mark, kept, size, now) {
   if (!isUtf8(kept)) tags.add("not UTF-8");
   if (kept[size - 1] === 13) tags.add("CRLF");
   for (const message of messagesOf(kept.toString())) {
-    if (message.kind === "request") pend(tap, pairKey(mark, message.id), message.method, now, tags);
+    if (message.kind === "request") {
+      pend(tap, pairKey(mark, message.id, exchange), message.method, now, tags);
+    }
     if (message.kind === "response" && message.id !== null) {
-      const key = pairKey(OPPOSITE[mark], message.id);
+      const key = pairKey(OPPOSITE[mark], message.id, exchange);
       const request = tap.pending.get(key);
       if (request === void 0) tags.add("no request");
       else elapsed ??= now - request.sentAt;
@@ -135,15 +184,15 @@ function pend(tap, key, method, now, tags) {
     noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
   }
 }
-function lineEvent(tap, mark, now) {
-  const { pieces, size } = tap.unended[mark];
-  tap.unended[mark] = { pieces: [], size: 0 };
-  const kept = pieces.length === 1 && pieces[0] !== void 0 ? pieces[0] : Buffer.concat(pieces);
+function lineEvent(tap, source, now, key = sourceKey(source)) {
+  const { mark, exchange } = source;
+  const { kept, size } = takeLine(tap, key);
   if (size > kept.length) {
     const keeps = `the log keeps ${kept.length} of ${size} bytes`;
     noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
   }
-  const notes = mark === "!" ? [] : annotate(tap, mark, kept, size, now);
+  const notes = mark === "!" ? [] : annotate(tap, mark, exchange, kept, size, now);
+  if (exchange !== void 0) notes.unshift(exchangeNote(exchange));
   if (!tap.polluted && mark === "←" && notes.includes("[not JSON-RPC]")) {
     tap.polluted = true;
     const text = kept.subarray(0, 256).toString();
@@ -168,7 +217,11 @@ function noteEvent(tap, now, text) {
 }
 function eventsOf(tap, crossing) {
   if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
-  if (tap.unended[crossing.mark].size > 0) lineEvent(tap, crossing.mark, crossing.now);
+  const key = sourceKey(crossing);
+  const unended = crossing.events !== true && (tap.unended.get(key)?.size ?? 0) > 0;
+  if (unended) lineEvent(tap, crossing, crossing.now);
+  tap.unended.delete(key);
+  tap.unended.delete(`${key} data`);
 }
 var AT_ONCE_MAX = 16384;
 var QUIET_MS = 5;
@@ -177,11 +230,7 @@ var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
 function openLog(logPath2) {
   const tap = {
-    unended: {
-      "→": { pieces: [], size: 0 },
-      "←": { pieces: [], size: 0 },
-      "!": { pieces: [], size: 0 }
-    },
+    unended: /* @__PURE__ */ new Map(),
     pending: /* @__PURE__ */ new Map(),
     overflowed: false,
     polluted: false,
@@ -325,6 +374,116 @@ function proxy(command2, args2, logPath2) {
   relay(plumbing, child.stdout, process.stdout, "←");
   relay(plumbing, child.stderr, process.stderr, "!");
   watchClient(plumbing);
+}
+var HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade"
+];
+var MCP_HEADERS = [
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+  "mcp-session-id",
+  "last-event-id"
+];
+function headerPairs(raw, keeps) {
+  return raw.flatMap((name, at) => at % 2 === 0 && keeps(name.toLowerCase()) ? [[name, raw[at + 1] ?? ""]] : []);
+}
+function endToEnd(raw, also = []) {
+  const named = headerPairs(raw, (name) => name === "connection").flatMap(([, value]) => value.toLowerCase().split(",").map((name) => name.trim()));
+  const dropped = [...HOP_BY_HOP, ...named, ...also];
+  return headerPairs(raw, (name) => !dropped.includes(name)).flat();
+}
+function headFields(raw) {
+  return headerPairs(raw, (name) => isSecretKey(name) || MCP_HEADERS.includes(name)).map(([name, value]) => `${name}: ${isSecretKey(name) ? REDACTED : value}`);
+}
+function upstreamPath(upstream, path) {
+  const at = path.indexOf("?");
+  if ((at === -1 ? path : path.slice(0, at)) !== "/mcp") return path;
+  const query = [upstream.search.slice(1), at === -1 ? "" : path.slice(at + 1)];
+  const joined = query.filter((part) => part !== "").join("&");
+  return `${upstream.pathname}${joined === "" ? "" : `?${joined}`}`;
+}
+function tapBody(writer, body, source) {
+  const log = (chunk) => {
+    logLater(writer, { ...source, kind: "chunk", chunk, now: performance.now() }, body);
+  };
+  const end = () => logLater(writer, { ...source, kind: "end", now: performance.now() }, body);
+  if (source.mark === "←") body.prependListener("data", log).prependListener("end", end);
+  else body.on("data", log).on("end", end);
+  body.on("close", () => body.readableEnded || end());
+}
+function forward(listener, incoming, outgoing) {
+  const { writer, upstream } = listener;
+  const exchange = listener.exchanges += 1;
+  const from = `from ${incoming.socket.remoteAddress}:${incoming.socket.remotePort}`;
+  const head = `${incoming.method} ${incoming.url} ${from}`;
+  note(writer, headNote(exchange, head, headFields(incoming.rawHeaders)));
+  const headers = [...endToEnd(incoming.rawHeaders, ["host"]), "Host", upstream.host];
+  const path = upstreamPath(upstream, incoming.url ?? "/");
+  const send = upstream.protocol === "https:" ? httpsRequest : httpRequest;
+  let ended = false;
+  const failed = (error) => {
+    if (ended || outgoing.destroyed) return;
+    ended = true;
+    const why = `upstream failed: ${error.code ?? error.message}`;
+    note(writer, headNote(exchange, outgoing.headersSent ? why : `502 ${why}`));
+    if (outgoing.headersSent) outgoing.destroy();
+    else outgoing.writeHead(502, { "content-type": "text/plain" }).end(`wrap: ${why}
+`);
+  };
+  const request = send(upstream, { method: incoming.method, path, headers }, (answer) => {
+    answerBack(writer, exchange, answer, outgoing);
+    finished(answer, (error) => error && failed(error));
+  });
+  request.on("error", failed);
+  incoming.pipe(request);
+  tapBody(writer, incoming, { mark: "→", exchange });
+  outgoing.on("close", () => {
+    if (outgoing.writableFinished || ended) return;
+    ended = true;
+    note(writer, headNote(exchange, "closed by the client"));
+    request.destroy();
+  });
+}
+function answerBack(writer, exchange, answer, outgoing) {
+  const type = answer.headers["content-type"];
+  const status = words(String(answer.statusCode), type);
+  note(writer, headNote(exchange, status, headFields(answer.rawHeaders)));
+  outgoing.sendDate = false;
+  outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+  outgoing.flushHeaders();
+  const events = /^text\/event-stream\b/i.test(type ?? "");
+  tapBody(writer, answer, { mark: "←", exchange, events });
+  answer.pipe(outgoing);
+}
+function hostOf(address) {
+  if (address === null || typeof address === "string") return String(address);
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return `${host}:${address.port}`;
+}
+function listen(address, url, logPath2) {
+  const writer = openLog(logPath2);
+  const listener = { writer, upstream: new URL(url), exchanges: 0 };
+  const [, host = "127.0.0.1", port = ""] = LISTEN_ADDRESS.exec(address) ?? [];
+  const server = createServer((incoming, outgoing) => forward(listener, incoming, outgoing));
+  server.on("error", (error) => cannot(`listen on ${address}`, error));
+  server.listen(Number(port), host.replace(/^\[(.*)\]$/, "$1"), () => {
+    const local = `http://${hostOf(server.address())}/mcp`;
+    note(writer, listenNote(local, url));
+    warn(`listening on ${local}, recording to ${logPath2}, forwarding to ${url}`);
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => {
+      closeLog(writer, exitNote(null, signal));
+      process.exit(128 + constants.signals[signal]);
+    });
+  }
 }
 function dig(value, ...keys) {
   const [key, ...rest] = keys;
@@ -1193,10 +1352,19 @@ var OPTIONS = {
   json: { type: "boolean" },
   follow: { type: "boolean" },
   errors: { type: "boolean" },
-  method: { type: "string", multiple: true, valueName: "NAME" }
+  method: { type: "string", multiple: true, valueName: "NAME" },
+  listen: { type: "string", valueName: "[HOST:]PORT" }
 };
-var COMMAND_WORDS = { required: "-- COMMAND [ARGS...]", optional: "[--] [COMMAND [ARGS...]]" };
-var RECORDING = [{ options: ["log"], command: "optional" }];
+var COMMAND_WORDS = {
+  required: "-- COMMAND [ARGS...]",
+  optional: "[--] [COMMAND [ARGS...]]",
+  url: "URL"
+};
+var RECORDING = [
+  { options: ["log"], command: "optional" },
+  { options: ["log", "listen"], command: "url" }
+];
+var LISTEN_ADDRESS = /^(?:(.+):)?(\d{1,5})$/;
 var READERS = /* @__PURE__ */ new Map([
   ["diagram", { forms: [{ options: ["out", "no-redact"], log: true }], run: writeDiagram }],
   ["replay", {
@@ -1227,9 +1395,11 @@ function usageOf(forms) {
   ];
   return forms.map((form2) => words2(form2).join(" ")).join(" | ");
 }
-var USAGE = `Usage: wrap ${usageOf(RECORDING)}
+var USAGE = `Usage: ${RECORDING.map((form2) => `wrap ${usageOf([form2])}`).join("\n       ")}
 Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
 beside wrap.mjs; stdio passes through unchanged. Put \`--\` before a COMMAND that starts with -.
+With --listen, serves http://HOST:PORT/mcp (HOST: 127.0.0.1) in front of the MCP endpoint URL,
+and records every exchange; HTTP passes through unchanged.
 Reading a log back (README, "Read a log back"):
 ${Array.from(READERS, ([name, { forms }]) => `  wrap ${name} ${usageOf(forms)}
 `).join("")}`;
@@ -1258,15 +1428,19 @@ var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) exitWithUsage(process.stderr, MISUSE);
 var { values, positionals: [, logPath, ...extra] } = parsed;
-var form = (reader?.forms ?? RECORDING).find((each) => each.log === true === (logPath !== void 0) && each.command !== void 0 === (split !== -1));
+var form = (reader?.forms ?? RECORDING).find((each) => each.log === true === (logPath !== void 0) && each.command !== void 0 === (split !== -1) && each.command === "url" === (values.listen !== void 0));
 var takes = form?.options ?? [];
 var timeoutMs = Number(values.timeout ?? 5e3);
 var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || form === void 0;
-if (wrong || command === void 0) exitWithUsage(process.stderr, MISUSE);
-if (reader === void 0) {
+var endpoint = form?.command === "url" ? attempt(() => new URL(command ?? "")) : void 0;
+var badUrl = form?.command === "url" && (!/^https?:$/.test(endpoint?.protocol ?? "") || args.length > 0 || !LISTEN_ADDRESS.test(values.listen ?? ""));
+var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || badUrl;
+if (wrong || form === void 0 || command === void 0) exitWithUsage(process.stderr, MISUSE);
+if (reader === void 0 && values.listen !== void 0) {
+  listen(values.listen, command, values.log ?? join(here, "wire.log"));
+} else if (reader === void 0) {
   proxy(command, args, values.log ?? join(here, "wire.log"));
 } else {
   process.stdout.on("error", () => process.exit(128 + constants.signals.SIGPIPE));
