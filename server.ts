@@ -14,7 +14,7 @@
  * plugs itself in: entries in METHODS or NOTIFICATIONS, or one of the hand-over points.
  *   1. Strict input          2. Argument checking      3. What a handler may return
  *   4. Log hygiene           5. Batches                6. The 2026-07-28 era
- *   7. Calls in flight       8. Elicitation            9. The signed requestState
+ *   7. Calls in flight       8. Asking the client      9. The signed requestState
  *  10. Streamable HTTP
  */
 import { createInterface } from "node:readline";
@@ -65,12 +65,12 @@ function toolResult(text: string, isError: boolean): CallToolResult {
  * (docs/clients.md; `wrap check` tells): a name of at most 64 characters of [A-Za-z0-9_-],
  * counting the `mcp__<server>__` that a client puts before it; a description of at most 4,096
  * characters; a schema with `"type": "object"` at its top, without which Claude Code, Gemini
- * CLI and Qwen Code drop the whole server.
+ * CLI and Qwen Code drop the whole server. Its handler returns the result, or a Promise of it;
+ * it is a method, whose context TypeScript lets a handler narrow: one that asks the client takes
+ * the AskingContext that "Asking the client", below the stop line, gives every such handler.
  */
-type Tool = { name: string; description: string; inputSchema: ObjectSchema; handler: Handler };
-
-/** A tool's handler: it returns the result, or a Promise of it. */
-type Handler = (args: JSONObject, context: ToolContext) => CallToolResult | Promise<CallToolResult>;
+type Tool = { name: string; description: string; inputSchema: ObjectSchema;
+  handler(args: JSONObject, context: ToolContext): CallToolResult | Promise<CallToolResult> };
 
 /**
  * What a handler is given beside its arguments, for one call; here, the article's, with nothing
@@ -112,9 +112,10 @@ type Served = Outcome | Promise<Outcome | undefined>;
 type Reply = Response | Response[] | undefined;
 type Response = { jsonrpc: "2.0"; id: RequestId | null } & Outcome;
 
-/** Who we are, what we offer, and the versions we speak, newest first (basic/lifecycle). */
+/** Who we are, what we offer (a section below may offer more), and the versions we speak,
+ * newest first (basic/lifecycle). */
 const SERVER_INFO = { name: "json-rpc-study", version: "0.1.0" };
-const CAPABILITIES = { tools: {} };
+const CAPABILITIES: JSONObject = { tools: {} };
 const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
 
 // The hand-over points: the steps that a section below the stop line takes over, by putting its
@@ -497,9 +498,18 @@ function describe(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
+/** A handler's failure of the client's making, not a bug of ours: a question the client could
+ * not or would not answer (section 8). The log gets its message in one line; one that carries an
+ * outcome answers the call with that protocol error, not a tool error. */
+class ClientError extends Error {
+  name = "ClientError";
+  outcome: Outcome | undefined;
+}
+
 /** Runs a handler with a context: a result now, or a Promise of one for an async handler. */
 function runHandler(tool: Tool, args: JSONObject, context: ToolContext): Served {
-  const failed = (error: unknown): Outcome => ({ result: toolError(tool.name, error) });
+  const failed = (error: unknown): Outcome => error instanceof ClientError && error.outcome
+    ? error.outcome : { result: toolError(tool.name, error) };
   try {
     const returned: unknown = tool.handler(args, context);
     if (!(returned instanceof Promise)) return { result: resultOf(tool.name, returned) };
@@ -529,11 +539,11 @@ function whatIs(value: unknown): string {
 }
 
 /** A handler's failure as the tool error the model reads. The log gets its stack, but an abort,
- * how a handler stops when its call is cancelled, and a question the client would not answer
- * (elicitation), are one line. */
+ * how a handler stops when its call is cancelled, and a question the client could not or would
+ * not answer (section 8), are one line. */
 function toolError(name: string, error: unknown): CallToolResult {
   const aborted = error instanceof Error && error.name === "AbortError";
-  const refused = error instanceof Error && error.name === "ElicitationError";
+  const refused = error instanceof ClientError;
   const said = aborted || refused ? error.message : describe(error);
   log(`tool ${JSON.stringify(name)} ${aborted ? "stopped" : "failed"}: ${said}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
@@ -620,6 +630,7 @@ const MODERN_METHODS = ["server/discover", "tools/list", "tools/call", "subscrip
 const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+const LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel";
 /** The reserved `_meta` key of a modern result that names the server. */
 const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 
@@ -716,13 +727,35 @@ function discover(params: JSONObject): Outcome {
   return { result: { ...offer, ...CACHE_HINTS, ...MODERN_FIELDS } };
 }
 
-// ==== 7. Calls in flight: async handlers, cancellation, progress ================================
+// ==== 7. Calls in flight: async handlers, cancellation, progress, logging =======================
 // A handler that returns a Promise leaves its call in flight: other requests are served
 // meanwhile, the client may cancel it (2025-11-25 basic/utilities/cancellation), and it may
-// report progress (basic/utilities/progress). Plugs in at the hand-over runTool, which runs each
-// handler through runHandler (section 3) with a live context, and at notifications/cancelled.
+// report progress (basic/utilities/progress) and send log messages (server/utilities/logging).
+// Plugs in at the hand-over runTool, which runs each handler through runHandler (section 3) with
+// a live context, at notifications/cancelled, and at logging/setLevel with the capability.
 runTool = runInFlight;
 NOTIFICATIONS.set("notifications/cancelled", cancel);
+CAPABILITIES.logging = {};
+// logging/setLevel (2025-11-25 server/utilities/logging): the least level to send from now on;
+// 2026-07-28 removed it, as each request names its own.
+METHODS.set("logging/setLevel", ({ level }) => {
+  if (LEVEL_RANKS.indexOf(level) === -1) return invalidParams('"level" is not a log level');
+  legacyLoggingLevel = level;
+  return { result: {} };
+});
+
+/** The log levels of RFC 5424 §6.2.1, least severe first (server/utilities/logging). */
+const LOGGING_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert",
+  "emergency"] as const;
+type LoggingLevel = (typeof LOGGING_LEVELS)[number];
+
+/** The same levels, as a list any value can be looked up in: indexOf gives a level's rank, from
+ * 0 for debug up, and -1 for what is no level. */
+const LEVEL_RANKS: readonly unknown[] = LOGGING_LEVELS;
+
+/** The least level a legacy client has asked for, with logging/setLevel: until it asks, every
+ * message goes, as the SDKs do. Like initialize's capabilities, one for the process. */
+let legacyLoggingLevel: unknown = "debug";
 
 /** Whether a value can be a request id, or a progress token: a string, or an integer that can be
  * read back exactly (past 2^53 it could not be echoed as it was sent). */
@@ -778,19 +811,39 @@ class ToolCall implements ToolContext {
     this.send({ jsonrpc: "2.0", method: "notifications/progress", params });
   };
 
-  /** Asks the user; elicitation (section 8) gives a call that can ask its own. */
-  elicit: ToolContext["elicit"] = NO_CONTEXT.elicit;
+  /** Sends a log message while the call runs, at a level the client asked for: in 2026-07-28
+   * only one this request's `_meta` names, and the message goes on this request's own stream
+   * (2026-07-28 server/utilities/logging §Per-request log level). */
+  readonly log = (level: LoggingLevel, data: unknown, logger?: string): void => {
+    const asked = isObject(this.meta) ? this.meta[LOG_LEVEL_KEY] : undefined;
+    const least = LEVEL_RANKS.indexOf(isModern(this.meta) ? asked : legacyLoggingLevel);
+    if (least === -1 || LEVEL_RANKS.indexOf(level) < least) return;
+    this.send({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger, data } });
+  };
 
-  /** Ends the call: its response is on its way, and progress stops. */
+  /** In 2026-07-28, the round this call is, with the answers it was given (section 8). */
+  round: Round | undefined;
+
+  /** What the call can ask the client, each answered as Asking the client (section 8) says. */
+  // No `mode`: a form, in 2025-11-25 and later (URL mode is out of scope); 2025-06-18 has none.
+  readonly elicit: ToolContext["elicit"] = (message, form, key) =>
+    askClient(this, ELICITATION, { message, requestedSchema: form }, key)
+      .then((answer) => checkedForm(answer, form));
+  readonly sample = (request: CreateMessageRequest, key?: string): Promise<CreateMessageResult> =>
+    askClient(this, SAMPLING, request, key);
+  readonly roots = (key?: string): Promise<Root[]> =>
+    askClient(this, ROOTS, {}, key).then(({ roots }) => roots);
+
+  /** Ends the call: its response is on its way, and nothing of the call's is sent after it. */
   end(): void {
-    this.#progressToken = undefined;
+    this.send = () => {};
   }
 
   /** Stops the call: its signal aborts, and it gets no response of its own. */
   cancel(): void {
-    this.end();
     this.#controller ??= new AbortController();
     this.#controller.abort();
+    this.end();
   }
 }
 
@@ -834,37 +887,62 @@ function cancel({ requestId, reason }: JSONObject): void {
 // fail with no one to catch it: that is the tool's bug, logged, not the end of the session.
 process.on("unhandledRejection", (error) => log(`unhandled rejection: ${String(error)}`));
 
-// ==== 8. Elicitation: a tool asks the user, through the client ==================================
-// A handler's `elicit` asks for a form (2025-11-25 client/elicitation). In a legacy era we send
-// the client a request of our own, elicitation/create, and pair its response by the id we gave
-// it (JSON-RPC 2.0 §5). In 2026-07-28 we never send a request: the call's result is
-// input_required, and the client retries the call with the answers (basic/patterns/mrtr). Plugs
-// in at the hand-overs runTool, giving each call an elicit, and receive.
+// ==== 8. Asking the client: elicitation, sampling and roots =====================================
+// A handler may ask the client three things (2025-11-25 client/): the user, to fill in a form
+// (elicitation/create); the client's model, for a completion (sampling/createMessage); and the
+// roots, the folders the client works in (roots/list). Each is a request of ours, which JSON-RPC
+// allows either way. A client that did not declare the capability is never asked: the handler's
+// promise rejects (basic/lifecycle §Capability Negotiation). In a legacy era we send the request,
+// and pair the client's response by the id we gave it (JSON-RPC 2.0 §5). In 2026-07-28 we never
+// send one: the call's result is input_required, and the client retries the call with the answers
+// (basic/patterns/mrtr). Plugs in at the hand-overs runTool, giving each call its round, and
+// receive; a call's asks (section 7) ask through askClient.
 runTool = runAsking;
 receive = receiveResponse;
 // At the end of input our questions can no longer be answered: each tool that waits is told,
 // once the line loop's own listener (section 1, added as stdin is read, after this one) has
 // answered a last line that had no "\n", which may be an answer.
 process.stdin.on("end", () => queueMicrotask(() => {
-  for (const waiting of awaiting.values()) waiting.reject(new ElicitationError(CLIENT_GONE));
+  const gone = new ClientError("The client closed its input before it answered");
+  for (const waiting of awaiting.values()) waiting.reject(gone);
   awaiting.clear();
 }));
 
-/** What elicit says when the client cannot show a form, or is gone. */
-const CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
-const CLIENT_GONE = "The client closed its input before it answered";
+/** The context of a handler that asks the client, or logs to it: what tools/call gives every
+ * handler below the stop line. `sample` asks the client's model; `roots` lists the client's
+ * roots; `log` sends a log message at a level (section 7). In 2026-07-28 a handler that asks runs
+ * again, from the start, with the answers; `key`, if given, names the question there. */
+type AskingContext = ToolContext & Pick<ToolCall, "sample" | "roots" | "log">;
 
-/** How many questions may wait for the client at once: past it, elicit rejects. */
+/** What `sample` asks (client/sampling): the conversation so far, an optional system prompt,
+ * and the most tokens the model may write; and the model's answer, with the model's name. */
+type CreateMessageRequest = { messages: { role: "user" | "assistant"; content: ContentBlock }[];
+  systemPrompt?: string; maxTokens: number };
+type CreateMessageResult = { role: "user" | "assistant"; content: ContentBlock; model: string;
+  stopReason?: string };
+
+/** One of the client's roots (client/roots): a `file://` URI, and a name to show. */
+type Root = { uri: string; name?: string };
+
+/** One kind of question for the client (client/elicitation, sampling, roots): its method, the
+ * word that names its questions and the capability it needs, and the result its answer must be. */
+type Ask<Answer> = { method: string; name: string; isAnswer: (value: unknown) => value is Answer;
+  answer: string };
+
+/** The three kinds of question. */
+const ELICITATION: Ask<ElicitResult> = { method: "elicitation/create", name: "elicitation",
+  isAnswer: isElicitResult, answer: "an ElicitResult" };
+const SAMPLING: Ask<CreateMessageResult> = { method: "sampling/createMessage", name: "sampling",
+  isAnswer: isCreateMessageResult, answer: "a CreateMessageResult" };
+const ROOTS: Ask<{ roots: Root[] }> = { method: "roots/list", name: "roots",
+  isAnswer: isListRootsResult, answer: "a ListRootsResult" };
+
+/** How many questions may wait for the client at once: past it, an ask rejects. */
 const MAX_QUESTIONS = 1000;
 
-/** The three answers an ElicitResult can give. */
-const ELICIT_ACTIONS = ["accept", "decline", "cancel"];
-
-/** An elicitation the client could not or would not answer: no bug of ours, so the log gets its
- * message in one line rather than a stack. */
-class ElicitationError extends Error {
-  name = "ElicitationError";
-}
+/** 2026-07-28's error for a request that needs a capability the client did not declare
+ * (basic/index §Error Codes). */
+const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** Our own requests that wait for the client's response, by the id we gave them: receive pairs
  * a response to its request by that id (JSON-RPC 2.0 §5). */
@@ -876,15 +954,15 @@ type Rejection = (reason: Error) => void;
 /** How many requests of our own we have sent: each gets the next number in its id. */
 let requestsSent = 0;
 
-/** The id of our n-th request to the client: the count, readable in a log. Over Streamable HTTP
- * (section 10) any client can POST a response, so there it is one no other client can guess. */
-let questionId = (count: number): RequestId => `elicitation-${count}`;
+/** The id of our n-th request to the client: its kind and the count, readable in a log. Over
+ * Streamable HTTP (section 10) any client can POST a response: there it is one no one can guess. */
+let questionId = (name: string, count: number): RequestId => `${name}-${count}`;
 
-/** 2026-07-28 elicitation's state of one round (basic/patterns/mrtr): the answers the round was
- * given by key, how many elicits the handler has made, and those it was given no answer to. */
+/** 2026-07-28's state of one round (basic/patterns/mrtr): the answers the round was given by
+ * key, how many questions the handler has asked, and those it was given no answer to. */
 type Round = { answers: JSONObject; asked: number; unanswered: JSONObject };
 
-/** Runs a tool call whose handler may ask: as calls in flight does, with an elicit of its own. In
+/** Runs a tool call whose handler may ask: as calls in flight does, with asks of its own. In
  * 2026-07-28 a call is a round: what the client answered comes with it, and a round that asked
  * what it was not given ends as input_required. */
 function runAsking(tool: Tool, args: JSONObject, params: JSONObject, id: RequestId): Served {
@@ -893,42 +971,57 @@ function runAsking(tool: Tool, args: JSONObject, params: JSONObject, id: Request
   if (retry !== undefined && "error" in retry) return retry;
   const round = retry === undefined ? undefined : { ...retry, asked: 0, unanswered: {} };
   const call = new ToolCall(params._meta);
-  call.elicit = (message, form, key) => elicit(call, message, form, round, key);
+  call.round = round;
   const served = runInFlight(tool, args, params, id, call);
   if (round === undefined || !(served instanceof Promise)) return served;
   // Stopped at the end of a round: input_required, with what it asked.
   return served.then((done) => done ?? inputRequired(tool.name, args, round));
 }
 
-/** A call's elicit: asks for a form only (URL mode is out of scope), in the call's era, and
- * checks the answer. A legacy call has no round. */
-function elicit(call: ToolCall, message: string, form: ObjectSchema, round: Round | undefined,
-  key?: string): Promise<ElicitResult> {
-  const capable = canElicit(capabilitiesOf(call.meta));
-  if (!capable) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
-  // No `mode`: leaving it out means a form in 2025-11-25 and later, and 2025-06-18 has none.
-  const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const asked = round === undefined ? ask(call, request) : lookUp(call, round, request, key);
-  return asked.then((value) => checkedAnswer(value, form));
+/** A call's question, in the call's era, to a client that declared the capability it needs; its
+ * answer checked. A legacy call has no round. One the client did not declare is never sent: the
+ * handler's promise rejects with a message it can pass on, and in 2026-07-28 a handler that lets
+ * it pass answers its call with -32021, naming the capability (basic/index: the server MUST). */
+function askClient<Answer>(call: ToolCall, ask: Ask<Answer>, params: JSONObject,
+  key: string | undefined): Promise<Answer> {
+  if (!declares(capabilitiesOf(call.meta), ask.name)) {
+    const refused = new ClientError(`This client does not offer ${ask.name}`);
+    const data = { requiredCapabilities: { [ask.name]: {} } };
+    const error = { code: MISSING_CLIENT_CAPABILITY, message: refused.message, data };
+    if (isModern(call.meta)) refused.outcome = { error };
+    return Promise.reject(refused);
+  }
+  const request = { method: ask.method, params };
+  const named = key ?? `${ask.name}-${(call.round?.asked ?? 0) + 1}`;
+  const asked = call.round === undefined ? sendQuestion(call, ask.name, request)
+    : lookUp(call, call.round, request, named);
+  return asked.then((answer) => {
+    if (ask.isAnswer(answer)) return answer;
+    const wrong = new ClientError(`The answer is not ${ask.answer}`);
+    const given = `inputResponses[${JSON.stringify(named)}] is not ${ask.answer}`;
+    if (call.round !== undefined) wrong.outcome = invalidParams(given);
+    throw wrong;
+  });
 }
 
-/** Whether a client can show a form: it declared `elicitation`, and an empty one means form
- * mode (2025-11-25 client/elicitation §Capabilities). */
-function canElicit(capabilities: unknown): boolean {
-  if (!isObject(capabilities) || !isObject(capabilities.elicitation)) return false;
-  const { form, url } = capabilities.elicitation;
-  return form !== undefined || url === undefined;
+/** Whether the client declared a capability; an `elicitation` we ask in only if it takes a
+ * form, which an empty one means (2025-11-25 client/elicitation §Capabilities). */
+function declares(capabilities: unknown, name: string): boolean {
+  const declared = isObject(capabilities) ? capabilities[name] : undefined;
+  if (!isObject(declared) || name !== "elicitation") return isObject(declared);
+  return declared.form !== undefined || declared.url === undefined;
 }
 
 /** Legacy eras: sends the request to the client now, and resolves with the result of its
  * response (receive). Cancelling the call cancels the request too. */
-function ask(call: ToolCall, request: JSONObject): Promise<unknown> {
+function sendQuestion(call: ToolCall, name: string, request: JSONObject): Promise<unknown> {
   const signal = call.signal;
   // A call cancelled already asks nothing more; too many questions waiting, nothing new.
   if (signal.aborted) return Promise.reject(signal.reason);
-  if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ElicitationError(TOO_MANY));
+  const tooMany = `${MAX_QUESTIONS} questions already wait for the client`;
+  if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ClientError(tooMany));
   requestsSent += 1;
-  const id = questionId(requestsSent);
+  const id = questionId(name, requestsSent);
   call.send({ jsonrpc: "2.0", id, ...request });
   return new Promise((resolve, reject: Rejection) => {
     awaiting.set(id, { resolve, reject });
@@ -940,25 +1033,24 @@ function ask(call: ToolCall, request: JSONObject): Promise<unknown> {
     });
   });
 }
-const TOO_MANY = `${MAX_QUESTIONS} questions already wait for the client`;
 
 /**
- * 2026-07-28: the answer this round carries for the request, keyed by the key the handler named,
- * or else by its place in the order the handler asks. With none, the round ends once the
- * handler has had its turn, and runAsking answers the call with every request still unanswered.
- * "Its turn" is until setImmediate: every promise settled meanwhile has run its callbacks. So
- * with no answers yet,
- *   `await Promise.all([elicit(a), elicit(b)])` asks both in one round: the retry answers both;
- *   `await elicit(a); await elicit(b);` asks a, and b only once the retry has answered a, as
- *   the second elicit runs only after the first has resolved: two retries, a then b.
+ * 2026-07-28: the answer this round carries for the request, under the key the handler named,
+ * or else under its kind and its place in the order the handler asks (`elicitation-1`,
+ * `sampling-2`). With none, the round ends once the handler has had its turn, and runAsking
+ * answers the call with every request still unanswered. "Its turn" is until setImmediate: every
+ * promise settled meanwhile has run its callbacks. So with no answers yet,
+ *   `await Promise.all([elicit(a), sample(b)])` asks both in one round: the retry answers both;
+ *   `await elicit(a); await sample(b);` asks a, and b only once the retry has answered a, as
+ *   the second ask runs only after the first has resolved: two retries, a then b.
  */
-function lookUp(call: ToolCall, round: Round, request: JSONObject, key?: string): Promise<unknown> {
+function lookUp(call: ToolCall, round: Round, request: JSONObject, key: string):
+  Promise<unknown> {
   round.asked += 1;
-  const name = key ?? `elicitation-${round.asked}`;
-  if (Object.hasOwn(round.answers, name)) return Promise.resolve(round.answers[name]);
+  if (Object.hasOwn(round.answers, key)) return Promise.resolve(round.answers[key]);
   // The first question left unanswered ends the round, once the handler has had its turn.
   if (Object.keys(round.unanswered).length === 0) setImmediate(() => call.cancel());
-  round.unanswered[name] = request;
+  round.unanswered[key] = request;
   // The handler waits here for good, and is collected with what it holds.
   return new Promise(() => {});
 }
@@ -966,17 +1058,29 @@ function lookUp(call: ToolCall, round: Round, request: JSONObject, key?: string)
 /** Whether a value is an ElicitResult: a known action, and content only as an object. */
 function isElicitResult(value: unknown): value is ElicitResult {
   if (!isObject(value)) return false;
-  const known = ELICIT_ACTIONS.some((action) => action === value.action);
+  const known = ["accept", "decline", "cancel"].some((action) => action === value.action);
   return known && (value.content === undefined || isObject(value.content));
 }
 
-/** The client's answer, checked: an ElicitResult, and content that fits the form when it was
- * accepted. What fails the check rejects the handler's elicit with a message it can pass on. */
-function checkedAnswer(value: unknown, form: ObjectSchema): ElicitResult {
-  if (!isElicitResult(value)) throw new ElicitationError("The answer is not an ElicitResult");
-  const problem = value.action === "accept" ? checkArguments(form, value.content ?? {}) : undefined;
-  if (problem !== undefined) throw new ElicitationError(`The answer does not fit: ${problem}`);
-  return value;
+/** Whether a value is a CreateMessageResult: a role, one content block, and the model's name
+ * (client/sampling; we never offer the model tools, so its content is never a list). */
+function isCreateMessageResult(value: unknown): value is CreateMessageResult {
+  return isObject(value) && typeof value.model === "string" && isObject(value.content);
+}
+
+/** Whether a value is a ListRootsResult: a list of roots, each with its URI (client/roots). */
+function isListRootsResult(value: unknown): value is { roots: Root[] } {
+  const roots = isObject(value) && Array.isArray(value.roots) ? value.roots : [undefined];
+  return roots.every((root) => isObject(root) && typeof root.uri === "string");
+}
+
+/** The user's answer, checked against the form when it was accepted: what does not fit rejects
+ * the handler's elicit with a message it can pass on. */
+function checkedForm(answer: ElicitResult, form: ObjectSchema): ElicitResult {
+  const accepted = answer.action === "accept";
+  const problem = accepted ? checkArguments(form, answer.content ?? {}) : undefined;
+  if (problem !== undefined) throw new ClientError(`The answer does not fit: ${problem}`);
+  return answer;
 }
 
 /** A response to a request of ours: it settles what waits for it, and one nothing waits for (an
@@ -987,13 +1091,14 @@ function receiveResponse({ id, result, error }: JSONObject): undefined {
   const [named, said] = [id, isObject(error) ? error.message : error].map((x) => JSON.stringify(x));
   if (waiting === undefined) log(`ignored a response to ${named}: no request of ours waits for it`);
   else if (error === undefined) waiting.resolve(result);
-  else waiting.reject(new ElicitationError(`The client answered with an error: ${said}`));
+  else waiting.reject(new ClientError(`The client answered with an error: ${said}`));
   return undefined;
 }
 
 /** A retried call's answers (2026-07-28 basic/patterns/mrtr §Error Handling): those the
  * requestState we signed carries, and the client's inputResponses to the keys we asked; or the
- * protocol error that stops the call. A key we never asked is ignored, as the spec says. */
+ * protocol error that stops the call. A key we never asked is ignored, as the spec says; each
+ * answer is checked when the handler asks for it (askClient). */
 function answersOf(params: JSONObject, name: string, args: JSONObject):
   { answers: JSONObject } | ReturnType<typeof failure> {
   const { requestState, inputResponses = {} } = params;
@@ -1004,7 +1109,6 @@ function answersOf(params: JSONObject, name: string, args: JSONObject):
   for (const [key, given] of Object.entries(inputResponses)) {
     const named = `inputResponses[${JSON.stringify(key)}]`;
     if (!state.asked.includes(key)) log(`ignored ${named}: it answers nothing we asked`);
-    else if (!isElicitResult(given)) return invalidParams(`${named} is not an ElicitResult`);
     else answers[key] = given;
   }
   return { answers };
@@ -1021,11 +1125,11 @@ async function inputRequired(name: string, args: JSONObject, round: Round):
   return { result: { resultType: "input_required", inputRequests, requestState } };
 }
 
-// ==== 9. The signed requestState of 2026-07-28 elicitation ======================================
+// ==== 9. The signed requestState of 2026-07-28's questions =====================================
 // An input_required result carries a requestState that the client hands back with its retry
 // (basic/patterns/mrtr). It holds the answers so far; we sign it, since §Server Requirements
 // make it attacker-controlled input whose integrity MUST be protected when it drives business
-// logic, as a "yes, deploy" does. Elicitation (section 8) seals and opens it here.
+// logic, as a "yes, deploy" does. Asking the client (section 8) seals and opens it here.
 
 /** What signs our requestStates: node:crypto, and a key made with it. */
 type Signer = { crypto: typeof import("node:crypto"); key: Buffer };
@@ -1128,7 +1232,7 @@ if (process.argv.includes("--http")) {
   METHODS.set("subscriptions/listen", listenForChanges);
   // With no sessions, an id names no one client's call: a call ends when its own stream closes.
   NOTIFICATIONS.delete("notifications/cancelled");
-  questionId = (count) => `elicitation-${count}-${crypto.randomUUID()}`;
+  questionId = (name, count) => `${name}-${count}-${crypto.randomUUID()}`;
 }
 
 /** The host and port of `--http [HOST:]PORT`, with each `--allow-host` taken; any other word
@@ -1316,7 +1420,8 @@ function finish(httpResponse: ServerResponse, reply: Reply, modern: boolean): vo
 function statusOf(reply: Response | Response[], modern: boolean): number {
   const code = Array.isArray(reply) || !("error" in reply) ? undefined : reply.error.code;
   if (code === METHOD_NOT_FOUND && modern) return 404;
-  return code === INVALID_REQUEST || code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200;
+  const refused = [INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, MISSING_CLIENT_CAPABILITY];
+  return refused.some((refusal) => refusal === code) ? 400 : 200;
 }
 
 /** Sends a reply as JSON, with the status and headers given. */

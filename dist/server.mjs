@@ -274,8 +274,12 @@ function serveSafely(method, params, id) {
 function describe(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);
 }
+var ClientError = class extends Error {
+  name = "ClientError";
+  outcome;
+};
 function runHandler(tool, args, context) {
-  const failed = (error) => ({ result: toolError(tool.name, error) });
+  const failed = (error) => error instanceof ClientError && error.outcome ? error.outcome : { result: toolError(tool.name, error) };
   try {
     const returned = tool.handler(args, context);
     if (!(returned instanceof Promise)) return { result: resultOf(tool.name, returned) };
@@ -298,7 +302,7 @@ function whatIs(value) {
 }
 function toolError(name, error) {
   const aborted = error instanceof Error && error.name === "AbortError";
-  const refused = error instanceof Error && error.name === "ElicitationError";
+  const refused = error instanceof ClientError;
   const said = aborted || refused ? error.message : describe(error);
   log(`tool ${JSON.stringify(name)} ${aborted ? "stopped" : "failed"}: ${said}`);
   return toolResult(error instanceof Error ? error.message : String(error), true);
@@ -342,6 +346,7 @@ var MODERN_METHODS = ["server/discover", "tools/list", "tools/call", "subscripti
 var PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 var CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 var CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+var LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel";
 var SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 var MODERN_FIELDS = { resultType: "complete", _meta: { [SERVER_INFO_KEY]: SERVER_INFO } };
 var CACHE_HINTS = { ttlMs: 36e5, cacheScope: "public" };
@@ -401,6 +406,24 @@ function discover(params) {
 }
 runTool = runInFlight;
 NOTIFICATIONS.set("notifications/cancelled", cancel);
+CAPABILITIES.logging = {};
+METHODS.set("logging/setLevel", ({ level }) => {
+  if (LEVEL_RANKS.indexOf(level) === -1) return invalidParams('"level" is not a log level');
+  legacyLoggingLevel = level;
+  return { result: {} };
+});
+var LOGGING_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+];
+var LEVEL_RANKS = LOGGING_LEVELS;
+var legacyLoggingLevel = "debug";
 function isRequestId(value) {
   return typeof value === "string" || Number.isSafeInteger(value);
 }
@@ -436,17 +459,32 @@ var ToolCall = class {
     const params = { progressToken: this.#progressToken, progress, total, message };
     this.send({ jsonrpc: "2.0", method: "notifications/progress", params });
   };
-  /** Asks the user; elicitation (section 8) gives a call that can ask its own. */
-  elicit = NO_CONTEXT.elicit;
-  /** Ends the call: its response is on its way, and progress stops. */
+  /** Sends a log message while the call runs, at a level the client asked for: in 2026-07-28
+   * only one this request's `_meta` names, and the message goes on this request's own stream
+   * (2026-07-28 server/utilities/logging §Per-request log level). */
+  log = (level, data, logger) => {
+    const asked = isObject(this.meta) ? this.meta[LOG_LEVEL_KEY] : void 0;
+    const least = LEVEL_RANKS.indexOf(isModern(this.meta) ? asked : legacyLoggingLevel);
+    if (least === -1 || LEVEL_RANKS.indexOf(level) < least) return;
+    this.send({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger, data } });
+  };
+  /** In 2026-07-28, the round this call is, with the answers it was given (section 8). */
+  round;
+  /** What the call can ask the client, each answered as Asking the client (section 8) says. */
+  // No `mode`: a form, in 2025-11-25 and later (URL mode is out of scope); 2025-06-18 has none.
+  elicit = (message, form, key) => askClient(this, ELICITATION, { message, requestedSchema: form }, key).then((answer2) => checkedForm(answer2, form));
+  sample = (request, key) => askClient(this, SAMPLING, request, key);
+  roots = (key) => askClient(this, ROOTS, {}, key).then(({ roots }) => roots);
+  /** Ends the call: its response is on its way, and nothing of the call's is sent after it. */
   end() {
-    this.#progressToken = void 0;
+    this.send = () => {
+    };
   }
   /** Stops the call: its signal aborts, and it gets no response of its own. */
   cancel() {
-    this.end();
     this.#controller ??= new AbortController();
     this.#controller.abort();
+    this.end();
   }
 };
 function runInFlight(tool, args, params, id, call) {
@@ -476,48 +514,75 @@ process.on("unhandledRejection", (error) => log(`unhandled rejection: ${String(e
 runTool = runAsking;
 receive = receiveResponse;
 process.stdin.on("end", () => queueMicrotask(() => {
-  for (const waiting of awaiting.values()) waiting.reject(new ElicitationError(CLIENT_GONE));
+  const gone = new ClientError("The client closed its input before it answered");
+  for (const waiting of awaiting.values()) waiting.reject(gone);
   awaiting.clear();
 }));
-var CANNOT_ELICIT = "This client cannot ask the user: it did not declare elicitation (form)";
-var CLIENT_GONE = "The client closed its input before it answered";
-var MAX_QUESTIONS = 1e3;
-var ELICIT_ACTIONS = ["accept", "decline", "cancel"];
-var ElicitationError = class extends Error {
-  name = "ElicitationError";
+var ELICITATION = {
+  method: "elicitation/create",
+  name: "elicitation",
+  isAnswer: isElicitResult,
+  answer: "an ElicitResult"
 };
+var SAMPLING = {
+  method: "sampling/createMessage",
+  name: "sampling",
+  isAnswer: isCreateMessageResult,
+  answer: "a CreateMessageResult"
+};
+var ROOTS = {
+  method: "roots/list",
+  name: "roots",
+  isAnswer: isListRootsResult,
+  answer: "a ListRootsResult"
+};
+var MAX_QUESTIONS = 1e3;
+var MISSING_CLIENT_CAPABILITY = -32021;
 var awaiting = /* @__PURE__ */ new Map();
 var requestsSent = 0;
-var questionId = (count) => `elicitation-${count}`;
+var questionId = (name, count) => `${name}-${count}`;
 function runAsking(tool, args, params, id) {
   if (tool.handler.length < 2) return runInFlight(tool, args, params, id);
   const retry = isModern(params._meta) ? answersOf(params, tool.name, args) : void 0;
   if (retry !== void 0 && "error" in retry) return retry;
   const round = retry === void 0 ? void 0 : { ...retry, asked: 0, unanswered: {} };
   const call = new ToolCall(params._meta);
-  call.elicit = (message, form, key) => elicit(call, message, form, round, key);
+  call.round = round;
   const served = runInFlight(tool, args, params, id, call);
   if (round === void 0 || !(served instanceof Promise)) return served;
   return served.then((done) => done ?? inputRequired(tool.name, args, round));
 }
-function elicit(call, message, form, round, key) {
-  const capable = canElicit(capabilitiesOf(call.meta));
-  if (!capable) return Promise.reject(new ElicitationError(CANNOT_ELICIT));
-  const request = { method: "elicitation/create", params: { message, requestedSchema: form } };
-  const asked = round === void 0 ? ask(call, request) : lookUp(call, round, request, key);
-  return asked.then((value) => checkedAnswer(value, form));
+function askClient(call, ask, params, key) {
+  if (!declares(capabilitiesOf(call.meta), ask.name)) {
+    const refused = new ClientError(`This client does not offer ${ask.name}`);
+    const data = { requiredCapabilities: { [ask.name]: {} } };
+    const error = { code: MISSING_CLIENT_CAPABILITY, message: refused.message, data };
+    if (isModern(call.meta)) refused.outcome = { error };
+    return Promise.reject(refused);
+  }
+  const request = { method: ask.method, params };
+  const named = key ?? `${ask.name}-${(call.round?.asked ?? 0) + 1}`;
+  const asked = call.round === void 0 ? sendQuestion(call, ask.name, request) : lookUp(call, call.round, request, named);
+  return asked.then((answer2) => {
+    if (ask.isAnswer(answer2)) return answer2;
+    const wrong = new ClientError(`The answer is not ${ask.answer}`);
+    const given = `inputResponses[${JSON.stringify(named)}] is not ${ask.answer}`;
+    if (call.round !== void 0) wrong.outcome = invalidParams(given);
+    throw wrong;
+  });
 }
-function canElicit(capabilities) {
-  if (!isObject(capabilities) || !isObject(capabilities.elicitation)) return false;
-  const { form, url } = capabilities.elicitation;
-  return form !== void 0 || url === void 0;
+function declares(capabilities, name) {
+  const declared = isObject(capabilities) ? capabilities[name] : void 0;
+  if (!isObject(declared) || name !== "elicitation") return isObject(declared);
+  return declared.form !== void 0 || declared.url === void 0;
 }
-function ask(call, request) {
+function sendQuestion(call, name, request) {
   const signal = call.signal;
   if (signal.aborted) return Promise.reject(signal.reason);
-  if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ElicitationError(TOO_MANY));
+  const tooMany = `${MAX_QUESTIONS} questions already wait for the client`;
+  if (awaiting.size >= MAX_QUESTIONS) return Promise.reject(new ClientError(tooMany));
   requestsSent += 1;
-  const id = questionId(requestsSent);
+  const id = questionId(name, requestsSent);
   call.send({ jsonrpc: "2.0", id, ...request });
   return new Promise((resolve, reject) => {
     awaiting.set(id, { resolve, reject });
@@ -529,26 +594,31 @@ function ask(call, request) {
     });
   });
 }
-var TOO_MANY = `${MAX_QUESTIONS} questions already wait for the client`;
 function lookUp(call, round, request, key) {
   round.asked += 1;
-  const name = key ?? `elicitation-${round.asked}`;
-  if (Object.hasOwn(round.answers, name)) return Promise.resolve(round.answers[name]);
+  if (Object.hasOwn(round.answers, key)) return Promise.resolve(round.answers[key]);
   if (Object.keys(round.unanswered).length === 0) setImmediate(() => call.cancel());
-  round.unanswered[name] = request;
+  round.unanswered[key] = request;
   return new Promise(() => {
   });
 }
 function isElicitResult(value) {
   if (!isObject(value)) return false;
-  const known = ELICIT_ACTIONS.some((action) => action === value.action);
+  const known = ["accept", "decline", "cancel"].some((action) => action === value.action);
   return known && (value.content === void 0 || isObject(value.content));
 }
-function checkedAnswer(value, form) {
-  if (!isElicitResult(value)) throw new ElicitationError("The answer is not an ElicitResult");
-  const problem = value.action === "accept" ? checkArguments(form, value.content ?? {}) : void 0;
-  if (problem !== void 0) throw new ElicitationError(`The answer does not fit: ${problem}`);
-  return value;
+function isCreateMessageResult(value) {
+  return isObject(value) && typeof value.model === "string" && isObject(value.content);
+}
+function isListRootsResult(value) {
+  const roots = isObject(value) && Array.isArray(value.roots) ? value.roots : [void 0];
+  return roots.every((root) => isObject(root) && typeof root.uri === "string");
+}
+function checkedForm(answer2, form) {
+  const accepted = answer2.action === "accept";
+  const problem = accepted ? checkArguments(form, answer2.content ?? {}) : void 0;
+  if (problem !== void 0) throw new ClientError(`The answer does not fit: ${problem}`);
+  return answer2;
 }
 function receiveResponse({ id, result, error }) {
   const waiting = isRequestId(id) ? awaiting.get(id) : void 0;
@@ -556,7 +626,7 @@ function receiveResponse({ id, result, error }) {
   const [named, said] = [id, isObject(error) ? error.message : error].map((x) => JSON.stringify(x));
   if (waiting === void 0) log(`ignored a response to ${named}: no request of ours waits for it`);
   else if (error === void 0) waiting.resolve(result);
-  else waiting.reject(new ElicitationError(`The client answered with an error: ${said}`));
+  else waiting.reject(new ClientError(`The client answered with an error: ${said}`));
   return void 0;
 }
 function answersOf(params, name, args) {
@@ -568,7 +638,6 @@ function answersOf(params, name, args) {
   for (const [key, given] of Object.entries(inputResponses)) {
     const named = `inputResponses[${JSON.stringify(key)}]`;
     if (!state.asked.includes(key)) log(`ignored ${named}: it answers nothing we asked`);
-    else if (!isElicitResult(given)) return invalidParams(`${named} is not an ElicitResult`);
     else answers[key] = given;
   }
   return { answers };
@@ -625,7 +694,7 @@ if (process.argv.includes("--http")) {
   });
   METHODS.set("subscriptions/listen", listenForChanges);
   NOTIFICATIONS.delete("notifications/cancelled");
-  questionId = (count) => `elicitation-${count}-${crypto.randomUUID()}`;
+  questionId = (name, count) => `${name}-${count}-${crypto.randomUUID()}`;
 }
 function httpAddress(words) {
   let [address, understood] = [null, true];
@@ -768,7 +837,8 @@ function finish(httpResponse, reply, modern) {
 function statusOf(reply, modern) {
   const code = Array.isArray(reply) || !("error" in reply) ? void 0 : reply.error.code;
   if (code === METHOD_NOT_FOUND && modern) return 404;
-  return code === INVALID_REQUEST || code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200;
+  const refused = [INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, MISSING_CLIENT_CAPABILITY];
+  return refused.some((refusal) => refusal === code) ? 400 : 200;
 }
 function sendReply(httpResponse, status, reply, headers = {}) {
   const json = lineOf(reply);

@@ -22,10 +22,10 @@ const SECTION = "## Make your own server";
 const CHAPTER = "docs/tools.md";
 
 /** The info strings of the chapter's entries, in the order it pastes them. */
-const ENTRIES = ["ts count_lines", "ts wait", "ts deploy"];
+const ENTRIES = ["ts count_lines", "ts wait", "ts deploy", "ts project_roots", "ts summarize", "ts checked_sum"];
 
 /** The tools the copy lists once every entry is in. */
-const TOOL_NAMES = ["add", "repeat", "count_lines", "wait", "deploy"];
+const TOOL_NAMES = ["add", "repeat", "count_lines", "wait", "deploy", "project_roots", "summarize", "checked_sum"];
 
 /** The info strings of the chapter's transcripts. */
 const TRANSCRIPTS = [

@@ -171,7 +171,10 @@ for (const [label, path] of [["the cut", () => cut], ["the whole file", () => se
     const server = startServer(path());
     try {
       for (const { name, send, replies } of EDGE_CASES) {
-        assert.deepEqual(await answered(server, send, replies.length), replies, name);
+        // The whole file offers logging too (section 7); the cut offers tools alone.
+        const offered = label === "the cut" ? replies : replies.map((reply) =>
+          reply.replace('"capabilities":{"tools":{}}', '"capabilities":{"tools":{},"logging":{}}'));
+        assert.deepEqual(await answered(server, send, replies.length), offered, name);
       }
       // Client text reaches the log only as JSON: a line break in it cannot start a line of log.
       const initialize = request(20, "initialize", { clientInfo: { name: "a\n[server] forged" } });

@@ -186,14 +186,16 @@ test("modern: inputResponses that is not an object, or an answer that is not an 
   assert.match(stderr, /tool "ask" failed: The answer does not fit: "ok" must be a boolean\n/, "one line, no stack");
 });
 
-test("modern: a client that did not declare elicitation, or only URL mode, gets a tool error and no request", SLOW, async () => {
+test("modern: a client that did not declare elicitation, or only URL mode, is never asked: a handler that lets the refusal pass answers -32021", SLOW, async () => {
   const peer = session();
   peer.send(askCall(1, { n: 1 }, {}, {}), askCall(2, { n: 1 }, {}, { elicitation: { url: {} } }));
   const replies = [await peer.next(), await peer.next()];
   assert.deepEqual(replies.map((reply) => reply.id).sort(), [1, 2]);
   for (const reply of replies) {
-    assert.equal(reply.result?.isError, true);
-    assert.equal(textOf(reply), "This client cannot ask the user: it did not declare elicitation (form)");
+    // 2026-07-28 basic/index: a request that needs a capability the client did not declare
+    // MUST get MissingRequiredClientCapabilityError, naming it.
+    const data = { requiredCapabilities: { elicitation: {} } };
+    assert.deepEqual(reply.error, { code: -32021, message: "This client does not offer elicitation", data });
   }
   peer.send(askCall(3, { n: 1 }, {}, { elicitation: { form: {}, url: {} } }));
   assert.equal((await peer.next()).result?.resultType, "input_required");
@@ -307,7 +309,7 @@ test("legacy: a client that declared no elicitation gets a tool error and no req
   peer.send(legacyAsk(1, 1));
   const reply = await peer.next();
   assert.equal(reply.id, 1);
-  assert.equal(textOf(reply), "This client cannot ask the user: it did not declare elicitation (form)");
+  assert.equal(textOf(reply), "This client does not offer elicitation");
   await peer.end();
 });
 
@@ -315,7 +317,7 @@ test("a handler that never awaits its elicit does not bring the server down, in 
   const modern = session();
   modern.send({ id: 1, method: "tools/call", params: { name: "ask_and_forget", arguments: {}, _meta: modernMeta({}) } });
   assert.equal(textOf(await modern.next()), "asked, and did not wait");
-  await modern.waitForLog(/unhandled rejection: ElicitationError: This client cannot ask the user/);
+  await modern.waitForLog(/unhandled rejection: ClientError: This client does not offer elicitation/);
   modern.send(askCall(2, { n: 1 }, {}, {}));
   assert.equal((await modern.next()).id, 2, "the server goes on");
   assert.equal((await modern.end()).code, 0);

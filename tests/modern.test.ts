@@ -50,7 +50,7 @@ describe("server/discover", SUITE, () => {
     assert.equal(reply.id, "discover-1");
     const { supportedVersions, capabilities, ttlMs, cacheScope, resultType, _meta } = reply.result ?? {};
     assert.deepEqual(supportedVersions, SUPPORTED_VERSIONS);
-    assert.deepEqual(capabilities, { tools: {} });
+    assert.deepEqual(capabilities, { tools: {}, logging: {} });
     assert.ok(Number.isInteger(ttlMs) && Number(ttlMs) >= 0, `ttlMs ${ttlMs}`);
     assert.equal(cacheScope, "public");
     assert.equal(resultType, "complete");

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { lines, root, run, tempFolder } from "./helpers.ts";
-import { ARTICLE_LINES, ARTICLE_REPLIES } from "./fixtures/article-session.ts";
+import { ARTICLE_LINES, SERVER_REPLIES } from "./fixtures/article-session.ts";
 
 /** The commands package.json declares, and the file each runs. */
 const BINS = { "json-rpc-study": "dist/server.mjs", "json-rpc-study-wrap": "dist/wrap.mjs" };
@@ -66,7 +66,7 @@ test("the tarball holds only what a user needs", () => {
 test("the installed json-rpc-study command answers the article's session", async () => {
   const bin = join(project, "node_modules", ".bin", "json-rpc-study");
   const { code, stdout } = await run(bin, [], ARTICLE_LINES.map((line) => `${line}\n`).join(""));
-  assert.deepEqual(lines(stdout), ARTICLE_REPLIES);
+  assert.deepEqual(lines(stdout), SERVER_REPLIES);
   assert.equal(code, 0);
 });
 
@@ -74,7 +74,7 @@ test("the installed json-rpc-study-wrap command runs the installed server and re
   const bin = join(project, "node_modules", ".bin", "json-rpc-study-wrap");
   const logPath = join(project, "wire.log");
   const { code, stdout } = await run(bin, ["--log", logPath], ARTICLE_LINES.map((line) => `${line}\n`).join(""));
-  assert.deepEqual(lines(stdout), ARTICLE_REPLIES);
+  assert.deepEqual(lines(stdout), SERVER_REPLIES);
   assert.equal(code, 0);
   const log = lines(readFileSync(logPath, "utf8")).map((line) => line.replace(/^\S+ /, ""));
   // Without a command, wrap runs the server.mjs installed beside it.
@@ -87,6 +87,6 @@ test("the installed json-rpc-study-wrap command runs the installed server and re
   );
   assert.deepEqual(
     log.filter((line) => line.startsWith("← ")).map((line) => line.replace(/^← \(\d+\.\d ms\) /, "← ")),
-    ARTICLE_REPLIES.map((line) => `← ${line}`),
+    SERVER_REPLIES.map((line) => `← ${line}`),
   );
 });

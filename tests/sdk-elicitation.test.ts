@@ -98,7 +98,7 @@ for (const { name, connect, starts } of peers) {
       const peer = await connect(user, false);
       t.after(() => peer.close());
       const result = textOf(await peer.call("ask", { n: 1 }));
-      assert.deepEqual(result, { text: "This client cannot ask the user: it did not declare elicitation (form)", isError: true });
+      assert.deepEqual(result, { text: "This client does not offer elicitation", isError: true });
     });
   });
 }

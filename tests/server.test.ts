@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { spawn } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
-import { ARTICLE_LINES, ARTICLE_REPLIES, ARTICLE_SESSION } from "./fixtures/article-session.ts";
+import { ARTICLE_LINES, SERVER_REPLIES, SERVER_SESSION } from "./fixtures/article-session.ts";
 import { ask, lines, messages, run, runServer, serverPath, sharedServer, start, SUITE, track, type Reply } from "./helpers.ts";
 
 /** A tool as tools/list describes it. */
@@ -63,7 +63,7 @@ function text(reply: Reply | undefined): string {
 
 describe("the article's transcripts", SUITE, () => {
   // The article's session, one exchange per step: [initialize, initialized, add, no/such/method, not JSON].
-  const [initialize, initialized, addCall, noSuchMethod, notJSON] = ARTICLE_SESSION;
+  const [initialize, initialized, addCall, noSuchMethod, notJSON] = SERVER_SESSION;
   assert.ok(initialize && initialized && addCall && noSuchMethod && notJSON);
 
   test("initialize from manual-test gets the article's reply byte for byte", async () => {
@@ -90,8 +90,8 @@ describe("the article's transcripts", SUITE, () => {
 
   test("the article's whole session prints exactly its four replies and exits 0", async () => {
     const { code, stdout } = await runServer(ARTICLE_LINES);
-    assert.equal(stdout, ARTICLE_REPLIES.map((line) => `${line}\n`).join(""));
-    assert.equal(ARTICLE_REPLIES.length, 4);
+    assert.equal(stdout, SERVER_REPLIES.map((line) => `${line}\n`).join(""));
+    assert.equal(SERVER_REPLIES.length, 4);
     assert.equal(code, 0);
   });
 });
@@ -121,7 +121,7 @@ describe("initialize", SUITE, () => {
     assert.deepEqual(reply, {
       jsonrpc: "2.0",
       id: "init",
-      result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "json-rpc-study", version: "0.1.0" } },
+      result: { protocolVersion: "2025-11-25", capabilities: { tools: {}, logging: {} }, serverInfo: { name: "json-rpc-study", version: "0.1.0" } },
     });
   });
 

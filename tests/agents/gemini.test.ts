@@ -46,7 +46,7 @@ const SUM = { output: "<untrusted_context>\n100 + 111 = 211\n</untrusted_context
 const CAPABILITIES = { roots: { listChanged: true } };
 
 /** What the deploy tool answers a client that did not declare elicitation. */
-const NO_ELICITATION = "This client cannot ask the user: it did not declare elicitation (form)";
+const NO_ELICITATION = "This client does not offer elicitation";
 
 /** What the server answers count_lines for a file that is not there. */
 const MISSING = "ENOENT: no such file or directory, open 'nope.txt'";

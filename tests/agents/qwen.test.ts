@@ -68,7 +68,7 @@ const UNSAFE_REPLAY = "MCP tool execution may have completed before the connecti
   + "Do not retry automatically; verify the outcome before trying again.";
 
 /** What the deploy tool answers a client that did not declare elicitation. */
-const NO_ELICITATION = "This client cannot ask the user: it did not declare elicitation (form)";
+const NO_ELICITATION = "This client does not offer elicitation";
 
 /** Where QWEN_EXCERPT records the turns' logs for the documents. */
 const EXCERPT = { variable: "QWEN_EXCERPT", placeholder: "/tmp/qwen-test" };

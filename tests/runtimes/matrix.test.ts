@@ -21,7 +21,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ask, lines, root, serverPath, start, wrapPath } from "../helpers.ts";
-import { ARTICLE_LINES, ARTICLE_REPLIES, ARTICLE_SESSION } from "../fixtures/article-session.ts";
+import { ARTICLE_LINES, SERVER_REPLIES, SERVER_SESSION } from "../fixtures/article-session.ts";
 import { build } from "../fixtures/runtime-tools.ts";
 
 /** A runtime as test names show it, and how it runs a file. */
@@ -76,7 +76,7 @@ async function converse(command: string, args: readonly string[], cwd: string): 
   const exitedEarly = finish.then(({ code, signal }) => Promise.reject(new Error(`Exited mid-session: code ${code}, signal ${signal}`)));
   exitedEarly.catch(() => {});
   try {
-    for (const { send, reply } of ARTICLE_SESSION) {
+    for (const { send, reply } of SERVER_SESSION) {
       if (reply === undefined) {
         child.stdin.write(`${send}\n`);
         continue;
@@ -87,7 +87,7 @@ async function converse(command: string, args: readonly string[], cwd: string): 
     child.stdin.end();
     const { code, signal } = await patiently(finish, "exit after stdin closed").catch(withStderr);
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, `stderr:\n${errors()}`);
-    assert.deepEqual(lines(output()), ARTICLE_REPLIES, "stdout holds the replies and nothing else");
+    assert.deepEqual(lines(output()), SERVER_REPLIES, "stdout holds the replies and nothing else");
   } finally {
     // A test that failed half-way must not leave its process running.
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -111,7 +111,7 @@ function assertLogged(logPath: string): void {
   assert.ok(existsSync(logPath), `no log at ${logPath}`);
   const log = readFileSync(logPath, "utf8");
   assert.deepEqual(logged(log, "→"), ARTICLE_LINES, "the log holds each line sent, marked →");
-  assert.deepEqual(logged(log, "←"), ARTICLE_REPLIES, "the log holds each reply, marked ←");
+  assert.deepEqual(logged(log, "←"), SERVER_REPLIES, "the log holds each reply, marked ←");
 }
 
 /**
