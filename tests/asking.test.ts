@@ -178,10 +178,12 @@ async function http() {
   running.add(peer.child);
   await waitUntil(() => /http:\/\/\S+\/mcp/.test(peer.errors()), "the endpoint on stderr", 20_000);
   const url = /(http:\/\/\S+\/mcp)/.exec(peer.errors())?.[1] ?? "";
-  const post = async (message: Wire & { params: { name?: string } }, version?: string) => {
+  const post = async (message: { [key: string]: unknown }, version?: string) => {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     if (version !== undefined) headers["mcp-protocol-version"] = version;
-    if (version === "2026-07-28") Object.assign(headers, { "mcp-method": String(message.method), "mcp-name": String(message.params.name ?? "") });
+    const { params } = message;
+    const name = typeof params === "object" && params !== null && "name" in params ? String(params.name) : "";
+    if (version === "2026-07-28") Object.assign(headers, { "mcp-method": String(message.method), "mcp-name": name });
     const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(message) });
     return { status: response.status, type: response.headers.get("content-type") ?? "", body: await response.text() };
   };
