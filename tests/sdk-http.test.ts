@@ -114,7 +114,7 @@ describe("SDK v1 client over Streamable HTTP", SUITE, () => {
     assert.ok(isObject(answer) && isObject(answer.result), first.exchange.responseBody);
     assert.equal(answer.result.protocolVersion, "2025-11-25");
     assert.deepEqual(client.getServerVersion(), SERVER_INFO);
-    assert.deepEqual(client.getServerCapabilities(), { tools: {} });
+    assert.deepEqual(client.getServerCapabilities(), { tools: {}, logging: {} });
     assert.equal(transport.sessionId, undefined);
     assertNoSession(exchanges);
   });

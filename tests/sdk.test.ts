@@ -73,7 +73,7 @@ describe("SDK v1 client", SUITE, () => {
 
   test("connects and reports the server's name and version", () => {
     assert.deepEqual(client.getServerVersion(), SERVER_INFO);
-    assert.deepEqual(client.getServerCapabilities(), { tools: {} });
+    assert.deepEqual(client.getServerCapabilities(), { tools: {}, logging: {} });
   });
 
   test("negotiates 2025-11-25, the version it asks for", () => {
