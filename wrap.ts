@@ -912,7 +912,7 @@ function listen(address: string, url: string, logPath: string): void {
 // The follower owns what a reader knows of a session so far: its `# start` note, the requests
 // in flight and the rounds of 2026-07-28 calls. A reader hands it each event once, in order;
 // a start note begins a new session. It pairs a response with its request by direction and
-// id, and over HTTP by exchange (followRequest), with the tap's pairKey. And it says which
+// id, and over HTTP by exchange, with the tap's pairKey. And it says which
 // responses report an error, in the one meaning every reader uses: a JSON-RPC error (basic
 // §Responses), or a result with `isError: true`, a tool's own failure (server/tools §Error
 // Handling). An input_required result asks; it has not failed.
@@ -1072,9 +1072,7 @@ function elicitAnswer(result: unknown): string | undefined {
   return content === undefined ? action : `${action} ${JSON.stringify(content)}`;
 }
 
-/** Follows a request: keeps it until its response, with its round if it is a retry. Over HTTP
- * a client's request is kept under its exchange, which its response comes back in; a server's,
- * sent on an event stream, is answered in a POST of its own, and found by id alone. */
+/** Follows a request: keeps it until its response, with its round if it is a retry. */
 function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRequest,
   exchange: number | undefined): Followed {
   const name = dig(message.params, "name");
@@ -1084,7 +1082,7 @@ function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRe
   // A retry whose requestState was never seen (a log that starts mid-call) has no number.
   const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
   const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
-  const key = pairKey(mark, message.id, mark === "→" ? exchange : undefined);
+  const key = pairKey(mark, message.id, exchange);
   // An id still in use stays with its first request, as the tap pairs it.
   if (!session.waiting.has(key)) keepPending(session.waiting, key, request);
   const place = round === undefined ? "retry" : round > 1 ? `round ${round}` : undefined;
@@ -1094,9 +1092,8 @@ function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRe
 /** Follows a response: settles its request, and numbers the retry an input_required asks for. */
 function followResponse(session: Session, mark: "→" | "←", message: JSONRPCResponse,
   exchange: number | undefined): Followed {
-  const own = mark === "←" ? exchange : undefined;
   // An id of null answers a request that could not be read, so it pairs with nothing.
-  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id, own);
+  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id, exchange);
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");

@@ -579,14 +579,13 @@ function followRequest(session, mark, message, exchange) {
   const retry = state !== void 0 || dig(message.params, "inputResponses") !== void 0;
   const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
   const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
-  const key = pairKey(mark, message.id, mark === "→" ? exchange : void 0);
+  const key = pairKey(mark, message.id, exchange);
   if (!session.waiting.has(key)) keepPending(session.waiting, key, request);
   const place = round === void 0 ? "retry" : round > 1 ? `round ${round}` : void 0;
   return { mark, message, request, place, failed: false };
 }
 function followResponse(session, mark, message, exchange) {
-  const own = mark === "←" ? exchange : void 0;
-  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id, own);
+  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id, exchange);
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");

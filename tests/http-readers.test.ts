@@ -51,7 +51,8 @@ test("stats pairs each response over HTTP with the request of its own exchange, 
   const { code, stdout } = await wrap("stats", "--json", logFile(sessions.http));
   assert.equal(code, 0);
   const [session] = JSON.parse(stdout).sessions;
-  assert.equal(session.command, "http://127.0.0.1:8081/mcp", "the # listen note begins the session");
+  assert.equal(session.command, "http://127.0.0.1:41234/mcp → http://127.0.0.1:8081/mcp",
+    "the # listen note begins the session");
   const figures = (direction: string, method: string, tool: string | null = null) =>
     session.requests.find((each: { direction: string; method: string; tool: string | null }) =>
       each.direction === direction && each.method === method && each.tool === tool);
@@ -104,7 +105,7 @@ test("diagram draws an HTTP session's event streams and ends as notes, never a n
 
 test("check holds an HTTP log to the rules that apply to it, and names the two that do not", async () => {
   // A slow probe and a stray body after tools/list: findings on stdio, none over HTTP.
-  const stray = "2026-12-02T15:24:06.863Z ← <14> [not JSON-RPC] | <html>Bad gateway</html>";
+  const stray = "2026-12-02T15:24:06.863Z ← <14> [not JSON-RPC] <html>Bad gateway</html>";
   const log = sessions.http.replace("(3.2 ms)", "(6000.0 ms)")
     .replace(/^.*# exit signal SIGTERM$/m, (exit) => `${stray}\n${exit}`);
   const { code, stdout } = await wrap("check", logFile(log));
