@@ -912,10 +912,10 @@ function listen(address: string, url: string, logPath: string): void {
 // The follower owns what a reader knows of a session so far: its `# start` note, the requests
 // in flight and the rounds of 2026-07-28 calls. A reader hands it each event once, in order;
 // a start note begins a new session. It pairs a response with its request by direction and
-// id, and over HTTP by exchange, with the tap's pairKey. And it says which
-// responses report an error, in the one meaning every reader uses: a JSON-RPC error (basic
-// §Responses), or a result with `isError: true`, a tool's own failure (server/tools §Error
-// Handling). An input_required result asks; it has not failed.
+// id, and over HTTP by exchange, with the tap's pairKey. And it says which responses report
+// an error, in the one meaning every reader uses: a JSON-RPC error (basic §Responses), or a
+// result with `isError: true`, a tool's own failure (server/tools §Error Handling). An
+// input_required result asks; it has not failed.
 //
 // Elicitation comes in either era. Legacy (2025-06-18 and 2025-11-25, client/elicitation):
 // the server sends its own elicitation/create request, and the client answers it with an
