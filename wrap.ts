@@ -1629,9 +1629,7 @@ function showEvent(shower: Shower, event: LogEvent): string[] {
     const filtering = shower.methods.length > 0 || shower.errorsOnly;
     return filtering ? [] : [fitted(shower, time, event.mark, event.text)];
   }
-  // Over HTTP the exchange leads, as in the log: it tells apart clients that reuse an id.
-  const exchange = event.exchange === undefined ? [] : [`<${event.exchange}> `];
-  const tags = [...exchange, ...event.tags.map((tag) => `[${tag}] `)].join("");
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
   return followed.filter((each) => passes(shower, each))
     .map((each) => fitted(shower, time, each.mark, tags + summary(each, event), each.failed));
 }

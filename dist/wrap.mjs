@@ -961,8 +961,7 @@ function showEvent(shower, event) {
     const filtering = shower.methods.length > 0 || shower.errorsOnly;
     return filtering ? [] : [fitted(shower, time, event.mark, event.text)];
   }
-  const exchange = event.exchange === void 0 ? [] : [`<${event.exchange}> `];
-  const tags = [...exchange, ...event.tags.map((tag) => `[${tag}] `)].join("");
+  const tags = event.tags.map((tag) => `[${tag}] `).join("");
   return followed.filter((each) => passes(shower, each)).map((each) => fitted(shower, time, each.mark, tags + summary(each, event), each.failed));
 }
 function showEvents(shower, events) {

@@ -25,25 +25,25 @@ function wrap(...args: string[]) {
   return run(process.execPath, [wrapPath, ...args], "");
 }
 
-test("show prints each message over HTTP with its exchange, and wrap's HTTP notes as # lines", async () => {
+test("show prints an HTTP session as a stdio one, wrap's HTTP notes as # lines, each response with its request", async () => {
   const { code, stdout } = await wrap("show", logFile(sessions.http));
   assert.equal(code, 0);
   const shown = lines(stdout);
   assert.equal(shown[0], "─── # listen http://127.0.0.1:41234/mcp → http://127.0.0.1:8081/mcp");
-  assert.ok(shown.includes("+0.000s → <4> tools/call add #1 {\"a\":1,\"b\":2}"), stdout);
-  assert.ok(shown.includes("+0.000s ← <5> #1 1.4 ms result 19 + 23 = 42"), stdout);
-  assert.ok(shown.includes("+0.000s ← <6> notifications/progress 2/2"), stdout);
+  assert.ok(shown.includes("+0.000s → tools/call add #1 {\"a\":1,\"b\":2}"), stdout);
+  assert.ok(shown.includes("+0.000s ← #1 1.4 ms result 19 + 23 = 42"), stdout);
+  assert.ok(shown.includes("+0.000s ← notifications/progress 2/2"), stdout);
   assert.ok(shown.includes("+0.000s # <12> 502 upstream failed: ECONNREFUSED"), stdout);
   assert.ok(shown.includes("+0.000s # <2> closed by the client"), stdout);
   assert.ok(shown.some((line) => line.startsWith("+0.000s # <4> POST /mcp from 127.0.0.1:53420 ·")));
   const filtered = await wrap("show", "--method", "tools/call add", logFile(sessions.http));
   assert.deepEqual(lines(filtered.stdout), [
     "─── # listen http://127.0.0.1:41234/mcp → http://127.0.0.1:8081/mcp",
-    "+0.000s → <4> tools/call add #1 {\"a\":1,\"b\":2}",
-    "+0.000s → <5> tools/call add #1 {\"a\":19,\"b\":23}",
-    "+0.000s ← <5> #1 1.4 ms result 19 + 23 = 42",
-    "+0.000s ← <4> #1 2.6 ms result 1 + 2 = 3",
-    "+0.000s → <12> tools/call add #4 {\"a\":2,\"b\":2}",
+    "+0.000s → tools/call add #1 {\"a\":1,\"b\":2}",
+    "+0.000s → tools/call add #1 {\"a\":19,\"b\":23}",
+    "+0.000s ← #1 1.4 ms result 19 + 23 = 42",
+    "+0.000s ← #1 2.6 ms result 1 + 2 = 3",
+    "+0.000s → tools/call add #4 {\"a\":2,\"b\":2}",
   ]);
 });
 
@@ -105,7 +105,7 @@ test("diagram draws an HTTP session's event streams and ends as notes, never a n
 
 test("check holds an HTTP log to the rules that apply to it, and names the two that do not", async () => {
   // A slow probe and a stray body after tools/list: findings on stdio, none over HTTP.
-  const stray = "2026-12-02T15:24:06.863Z ← <14> [not JSON-RPC] <html>Bad gateway</html>";
+  const stray = "2026-12-02T15:24:06.863Z ← [not JSON-RPC] <html>Bad gateway</html>";
   const log = sessions.http.replace("(3.2 ms)", "(6000.0 ms)")
     .replace(/^.*# exit signal SIGTERM$/m, (exit) => `${stray}\n${exit}`);
   const { code, stdout } = await wrap("check", logFile(log));
