@@ -242,9 +242,10 @@ function exitNote(code: number | null, signal: NodeJS.Signals | null): string {
   return signal === null ? `exit code ${code}` : `exit signal ${signal}`;
 }
 
-/** One event of a wire.log, with the messages of a → or ← line classified once. */
+/** One event of a wire.log, with the messages of a → or ← line classified once, and the
+ * exchange it crossed in over HTTP. */
 type LogEvent = { time: string; mark: Mark; elapsed: string | undefined; tags: string[];
-  text: string; messages: Message[] };
+  text: string; messages: Message[]; exchange: number | undefined };
 
 /** The marks, to narrow a mark read from the log. */
 const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
@@ -262,8 +263,10 @@ function parseEvent(line: string): LogEvent | undefined {
   // Most lines carry no note: no list is made for them.
   const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? undefined : /\((\S+) ms\) /.exec(notes)?.[1];
+  const exchange = notes === "" ? undefined : /<(\d+)> /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
+  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages,
+    exchange: exchange === undefined ? undefined : Number(exchange) };
 }
 
 /** The command line a `# start` note names, as startNote wrote it, or the endpoints a
@@ -909,10 +912,10 @@ function listen(address: string, url: string, logPath: string): void {
 // The follower owns what a reader knows of a session so far: its `# start` note, the requests
 // in flight and the rounds of 2026-07-28 calls. A reader hands it each event once, in order;
 // a start note begins a new session. It pairs a response with its request by direction and
-// id, with the tap's pairKey. And it says which responses report an error, in the one meaning
-// every reader uses: a JSON-RPC error (basic §Responses), or a result with `isError: true`, a
-// tool's own failure (server/tools §Error Handling). An input_required result asks; it has
-// not failed.
+// id, and over HTTP by exchange, with the tap's pairKey. And it says which responses report
+// an error, in the one meaning every reader uses: a JSON-RPC error (basic §Responses), or a
+// result with `isError: true`, a tool's own failure (server/tools §Error Handling). An
+// input_required result asks; it has not failed.
 //
 // Elicitation comes in either era. Legacy (2025-06-18 and 2025-11-25, client/elicitation):
 // the server sends its own elicitation/create request, and the client answers it with an
@@ -1070,7 +1073,8 @@ function elicitAnswer(result: unknown): string | undefined {
 }
 
 /** Follows a request: keeps it until its response, with its round if it is a retry. */
-function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRequest): Followed {
+function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRequest,
+  exchange: number | undefined): Followed {
   const name = dig(message.params, "name");
   const tool = message.method === "tools/call" && typeof name === "string" ? name : undefined;
   const state = dig(message.params, "requestState");
@@ -1078,7 +1082,7 @@ function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRe
   // A retry whose requestState was never seen (a log that starts mid-call) has no number.
   const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
   const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
-  const key = pairKey(mark, message.id);
+  const key = pairKey(mark, message.id, exchange);
   // An id still in use stays with its first request, as the tap pairs it.
   if (!session.waiting.has(key)) keepPending(session.waiting, key, request);
   const place = round === undefined ? "retry" : round > 1 ? `round ${round}` : undefined;
@@ -1086,9 +1090,10 @@ function followRequest(session: Session, mark: "→" | "←", message: JSONRPCRe
 }
 
 /** Follows a response: settles its request, and numbers the retry an input_required asks for. */
-function followResponse(session: Session, mark: "→" | "←", message: JSONRPCResponse): Followed {
+function followResponse(session: Session, mark: "→" | "←", message: JSONRPCResponse,
+  exchange: number | undefined): Followed {
   // An id of null answers a request that could not be read, so it pairs with nothing.
-  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id);
+  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id, exchange);
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");
@@ -1106,8 +1111,8 @@ function follow(session: Session, event: LogEvent): Followed[] {
   const { mark } = event;
   if (mark !== "→" && mark !== "←") return [];
   return event.messages.map((message) => {
-    if (message.kind === "request") return followRequest(session, mark, message);
-    if (message.kind === "response") return followResponse(session, mark, message);
+    if (message.kind === "request") return followRequest(session, mark, message, event.exchange);
+    if (message.kind === "response") return followResponse(session, mark, message, event.exchange);
     return { mark, message, request: undefined, place: undefined, failed: false };
   });
 }
@@ -1285,9 +1290,32 @@ function describe({ message, request, place }: Followed, text: string): string {
   return elicitAnswer(message.result) ?? (typeof content === "string" ? content : "result");
 }
 
-/** The diagram's statements for one event: an arrow per message, a note for the rest. */
-function statements(event: LogEvent, followed: readonly Followed[]): string[] {
+/** An HTTP note of wrap's, `# <3> …`: its exchange, and what it says before any header. */
+const HTTP_NOTE = /^<(\d+)> ([^·]*?)(?: from \S+)?(?: ·|$)/;
+
+/** The diagram's note for an HTTP note, named by its exchange's request (`exchanges`); none for
+ * a request's head, which names a GET's or DELETE's exchange, nor for a POST's plain answer:
+ * the arrows show those. An event stream, an error status and an end each get one. */
+function httpStatements(exchanges: Map<string, string>, event: LogEvent): string[] {
+  const [, exchange = "", what = ""] = HTTP_NOTE.exec(event.text) ?? [];
+  const asked = exchanges.get(exchange);
+  const head = /^[A-Z]+ \//.test(what);
+  if (head && !what.startsWith("POST ")) keepPending(exchanges, exchange, what);
+  const plain = /^2\d\d(?! text\/event-stream)/.test(what) && !/^[A-Z]+ \//.test(asked ?? "");
+  return head || plain ? [] : [`Note over C,S: ${label(words(asked && `${asked}:`, what), 70)}`];
+}
+
+/** The diagram's statements for one event: an arrow per message, a note for the rest. Over HTTP
+ * `exchanges` keeps the name of each exchange's request, for its notes. */
+function statements(event: LogEvent, followed: readonly Followed[],
+  exchanges: Map<string, string>): string[] {
+  if (event.mark === "#" && HTTP_NOTE.test(event.text)) return httpStatements(exchanges, event);
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
+  const asked = followed.find((each) => each.mark === "→" && each.message.kind === "request");
+  const name = asked?.request?.name;
+  if (name !== undefined && event.exchange !== undefined) {
+    keepPending(exchanges, String(event.exchange), name);
+  }
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
   return [...followed.map((each) => {
     const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
@@ -1317,6 +1345,7 @@ async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
   const failed = (error: unknown) => cannot(`write ${values.out}`, error);
   const file = values.out === undefined ? undefined : await open(values.out, "w").catch(failed);
   const session = newSession();
+  const exchanges = new Map<string, string>();
   const sides: Sides = {};
   const part: string[] = [];
   let size = 0;
@@ -1336,7 +1365,7 @@ async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
       sides.command ??= startedCommand(event);
       sides.client ??= sideName(event.messages, "params", "clientInfo");
       sides.server ??= sideName(event.messages, "result", "serverInfo");
-      for (const statement of statements(event, follow(session, event))) {
+      for (const statement of statements(event, follow(session, event), exchanges)) {
         if (size + statement.length > BLOCK_ROOM) await flush(false);
         part.push(statement);
         size += statement.length + 1;
@@ -1825,9 +1854,10 @@ type Subject = { firstAnswerMs?: number; unlisted?: boolean; refused?: boolean; 
 /** What a CLI does where a rule applies: how grave, and in words. */
 type Consequence = [Finding["severity"], string];
 
-/** A rule: what each CLI it concerns does where `applies` holds, and what the author should do. */
+/** A rule: what each CLI it concerns does where `applies` holds, and what the author should do;
+ * `stdioOnly` says why it does not apply to a session over HTTP, if it does not. */
 type Rule = { rule: string; applies: (subject: Subject, client: Client) => boolean;
-  clients: Partial<Record<Client, Consequence>>; advice: string };
+  clients: Partial<Record<Client, Consequence>>; advice: string; stdioOnly?: string };
 
 /** The same consequence for each of `clients`. */
 function some(clients: readonly Client[], ...consequence: Consequence): Rule["clients"] {
@@ -1850,7 +1880,8 @@ const RULES: Rule[] = [
     firstAnswerMs > (WAITS_MS[client] ?? Infinity), clients: {
     codex: ["error", "leaves it out after about 1 s, silently, unless `required = true`"],
     "claude-code": ["error", "runs `claude -p` without it after about 2 s"] },
-  advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)" },
+  advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)",
+  stdioOnly: "its wait for a first answer, measured for a server the CLI starts" },
   { rule: "slow-start", applies: ({ unlisted }) => unlisted === true,
     clients: some(CLIENT_KEYS, "error", "cannot list its tools"),
     advice: "answer tools/list; if the server is only slow, give check a longer --timeout" },
@@ -1859,7 +1890,8 @@ const RULES: Rule[] = [
     advice: "answer server/discover with supportedVersions that include 2026-07-28" },
   { rule: "stdout-noise", applies: ({ noise }) => noise === true,
     clients: some(["gemini"], "error", 'drops the server: "MCP issues detected"'),
-    advice: "write logs to stderr: stdout is for JSON-RPC messages only" },
+    advice: "write logs to stderr: stdout is for JSON-RPC messages only",
+    stdioOnly: "there is no stdout over HTTP" },
   { rule: "tool-name", applies: ({ name = "" }, client) => name.replace(REPLACED, "_") !== name &&
     (client !== "gemini" || /[^A-Za-z0-9_.-]/.test(name)),
   clients: some(CLIENT_KEYS, "warning", "renames it"), advice: "name it from [A-Za-z0-9_-]" },
@@ -1899,13 +1931,16 @@ const RULES: Rule[] = [
 
 /** What check knows of a log so far: the follower's session, the line it is at, the server's
  * name, the slowest first answer, whether this session and any session listed the tools, the
- * first line that is no message once they were, and what each CLI would do, by message. */
+ * first line that is no message once they were, whether a message crossed over HTTP, and what
+ * each CLI would do, by message. */
 type Review = { session: Session; line: number; server: string; slowestMs: number;
-  listed: boolean; everListed: boolean; noise?: number; found: Map<Client, Map<string, Finding>> };
+  listed: boolean; everListed: boolean; noise?: number; overHttp?: boolean;
+  found: Map<Client, Map<string, Finding>> };
 
 /** Holds a subject, said as `what`, up to the rules, and keeps what each CLI would do. */
 function judge(review: Review, subject: Subject, what: string, tool?: string): void {
-  for (const { rule, applies, clients, advice } of RULES) {
+  for (const { rule, applies, clients, advice, stdioOnly } of RULES) {
+    if (review.overHttp === true && stdioOnly !== undefined) continue;
     for (const [client, found] of review.found) {
       const [severity, does] = clients[client] ?? [];
       if (severity === undefined || !applies(subject, client)) continue;
@@ -1947,7 +1982,7 @@ function reviewMessage(review: Review, { mark, message, request }: Followed, eve
 }
 
 /** Reviews a whole log, then what its sessions showed as a whole: what each CLI would do. */
-async function review(logPath: string): Promise<Review["found"]> {
+async function review(logPath: string): Promise<Review> {
   const found = new Map(CLIENT_KEYS.map((client) => [client, new Map<string, Finding>()]));
   const read: Review = { session: newSession(), line: 0, server: "", slowestMs: 0,
     listed: false, everListed: false, found };
@@ -1957,6 +1992,7 @@ async function review(logPath: string): Promise<Review["found"]> {
       read.line += 1;
       const event = parseEvent(text);
       if (event === undefined) continue;
+      read.overHttp ||= event.exchange !== undefined;
       // A start note begins a session, whose tools are not listed yet.
       if (startedCommand(event) !== undefined) read.listed = false;
       for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
@@ -1967,7 +2003,7 @@ async function review(logPath: string): Promise<Review["found"]> {
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
   const stray = `line ${read.noise}, not JSON-RPC, after tools/list`;
   if (read.noise !== undefined) judge(read, { noise: true }, stray);
-  return found;
+  return read;
 }
 
 /** How the CLIs open a server, in turn (docs/clients.md): Claude Code and Copilot CLI probe with
@@ -2016,13 +2052,18 @@ async function check(line: CommandLine): Promise<void> {
   if (runs) await writeFile(logPath, "", { mode: 0o600 }).catch((error: unknown) =>
     cannot(`write ${logPath}`, error));
   for (const opening of runs ? OPENINGS : []) await openAs(line, opening);
-  const verdicts = [...await review(logPath)].map(([client, found]) => {
+  const { found: byClient, overHttp } = await review(logPath);
+  const verdicts = [...byClient].map(([client, found]) => {
     const findings = [...found.values()];
     return [client, { ok: findings.every((each) => each.severity !== "error"), findings }] as const;
   });
   const taking = verdicts.filter(([, verdict]) => verdict.ok).length;
   process.exitCode = taking === CLIENT_KEYS.length ? 0 : 1;
-  const json = JSON.stringify({ clients: Object.fromEntries(verdicts) }, null, 2);
+  // A log over HTTP is not held to the rules measured on stdio alone; check says which.
+  const notApplied = RULES.flatMap(({ rule, stdioOnly: why }) =>
+    overHttp === true && why !== undefined ? [{ rule, why }] : []);
+  const json = JSON.stringify({ clients: Object.fromEntries(verdicts),
+    ...(notApplied.length > 0 ? { notApplied } : {}) }, null, 2);
   // A table: a row for each finding, or one that says the CLI takes the server as it is.
   const rows = verdicts.flatMap(([client, { ok, findings }]) => {
     const head = `${ok ? "✓" : "✗"} ${CLIENTS[client].padEnd(11)}`;
@@ -2031,6 +2072,8 @@ async function check(line: CommandLine): Promise<void> {
       `${head} ${severity.padEnd(7)} ${rule.padEnd(18)} ${message}`);
   });
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
+  const unheld = notApplied.map(({ rule, why }) => `${rule} (${why})`).join(", ");
+  if (unheld !== "") rows.push(`Over HTTP, not applied: ${unheld}.`);
   process.stdout.write(`${printable(values.json === true ? json : rows.join("\n"))}\n`);
   if (runs) warn(`check recorded it in ${logPath}`);
 }

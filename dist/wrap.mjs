@@ -101,8 +101,17 @@ function parseEvent(line) {
   const notes = head[3] ?? "";
   const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? void 0 : /\((\S+) ms\) /.exec(notes)?.[1];
+  const exchange = notes === "" ? void 0 : /<(\d+)> /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
+  return {
+    time: line.slice(0, line.indexOf(" ")),
+    mark,
+    elapsed,
+    tags,
+    text,
+    messages,
+    exchange: exchange === void 0 ? void 0 : Number(exchange)
+  };
 }
 function startedCommand(event) {
   return event.mark === "#" ? /^(?:start pid \d+: |listen )(.*)/s.exec(event.text)?.[1] : void 0;
@@ -563,20 +572,20 @@ function elicitAnswer(result) {
   const content = dig(result, "content");
   return content === void 0 ? action : `${action} ${JSON.stringify(content)}`;
 }
-function followRequest(session, mark, message) {
+function followRequest(session, mark, message, exchange) {
   const name = dig(message.params, "name");
   const tool = message.method === "tools/call" && typeof name === "string" ? name : void 0;
   const state = dig(message.params, "requestState");
   const retry = state !== void 0 || dig(message.params, "inputResponses") !== void 0;
   const round = retry ? session.next.get(typeof state === "string" ? state : "") : 1;
   const request = { mark, method: message.method, tool, name: words(message.method, tool), round };
-  const key = pairKey(mark, message.id);
+  const key = pairKey(mark, message.id, exchange);
   if (!session.waiting.has(key)) keepPending(session.waiting, key, request);
   const place = round === void 0 ? "retry" : round > 1 ? `round ${round}` : void 0;
   return { mark, message, request, place, failed: false };
 }
-function followResponse(session, mark, message) {
-  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id);
+function followResponse(session, mark, message, exchange) {
+  const key = message.id === null ? "" : pairKey(OPPOSITE[mark], message.id, exchange);
   const request = session.waiting.get(key);
   session.waiting.delete(key);
   const state = dig(message.result, "requestState");
@@ -590,8 +599,8 @@ function follow(session, event) {
   const { mark } = event;
   if (mark !== "→" && mark !== "←") return [];
   return event.messages.map((message) => {
-    if (message.kind === "request") return followRequest(session, mark, message);
-    if (message.kind === "response") return followResponse(session, mark, message);
+    if (message.kind === "request") return followRequest(session, mark, message, event.exchange);
+    if (message.kind === "response") return followResponse(session, mark, message, event.exchange);
     return { mark, message, request: void 0, place: void 0, failed: false };
   });
 }
@@ -699,8 +708,23 @@ function describe({ message, request, place }, text) {
   if (questions !== void 0) return `input required: ${questions}`;
   return elicitAnswer(message.result) ?? (typeof content === "string" ? content : "result");
 }
-function statements(event, followed) {
+var HTTP_NOTE = /^<(\d+)> ([^·]*?)(?: from \S+)?(?: ·|$)/;
+function httpStatements(exchanges, event) {
+  const [, exchange = "", what = ""] = HTTP_NOTE.exec(event.text) ?? [];
+  const asked = exchanges.get(exchange);
+  const head = /^[A-Z]+ \//.test(what);
+  if (head && !what.startsWith("POST ")) keepPending(exchanges, exchange, what);
+  const plain = /^2\d\d(?! text\/event-stream)/.test(what) && !/^[A-Z]+ \//.test(asked ?? "");
+  return head || plain ? [] : [`Note over C,S: ${label(words(asked && `${asked}:`, what), 70)}`];
+}
+function statements(event, followed, exchanges) {
+  if (event.mark === "#" && HTTP_NOTE.test(event.text)) return httpStatements(exchanges, event);
   if (event.mark === "#") return [`Note over C,S: ${label(event.text, 70)}`];
+  const asked = followed.find((each) => each.mark === "→" && each.message.kind === "request");
+  const name = asked?.request?.name;
+  if (name !== void 0 && event.exchange !== void 0) {
+    keepPending(exchanges, String(event.exchange), name);
+  }
   if (event.mark === "!") return [`Note right of S: ${label(event.text, 50)}`];
   return [...followed.map((each) => {
     const [from, to] = each.mark === "→" ? ["C", "S"] : ["S", "C"];
@@ -721,6 +745,7 @@ async function writeDiagram({ logPath: logPath2, values: values2 }) {
   const failed = (error) => cannot(`write ${values2.out}`, error);
   const file = values2.out === void 0 ? void 0 : await open(values2.out, "w").catch(failed);
   const session = newSession();
+  const exchanges = /* @__PURE__ */ new Map();
   const sides = {};
   const part = [];
   let size = 0;
@@ -739,7 +764,7 @@ async function writeDiagram({ logPath: logPath2, values: values2 }) {
       sides.command ??= startedCommand(event);
       sides.client ??= sideName(event.messages, "params", "clientInfo");
       sides.server ??= sideName(event.messages, "result", "serverInfo");
-      for (const statement of statements(event, follow(session, event))) {
+      for (const statement of statements(event, follow(session, event), exchanges)) {
         if (size + statement.length > BLOCK_ROOM) await flush(false);
         part.push(statement);
         size += statement.length + 1;
@@ -1142,7 +1167,8 @@ var RULES = [
       codex: ["error", "leaves it out after about 1 s, silently, unless `required = true`"],
       "claude-code": ["error", "runs `claude -p` without it after about 2 s"]
     },
-    advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)"
+    advice: "answer within 1 s (Claude Code waits with MCP_CONNECTION_NONBLOCKING=false)",
+    stdioOnly: "its wait for a first answer, measured for a server the CLI starts"
   },
   {
     rule: "slow-start",
@@ -1160,7 +1186,8 @@ var RULES = [
     rule: "stdout-noise",
     applies: ({ noise }) => noise === true,
     clients: some(["gemini"], "error", 'drops the server: "MCP issues detected"'),
-    advice: "write logs to stderr: stdout is for JSON-RPC messages only"
+    advice: "write logs to stderr: stdout is for JSON-RPC messages only",
+    stdioOnly: "there is no stdout over HTTP"
   },
   {
     rule: "tool-name",
@@ -1225,7 +1252,8 @@ var RULES = [
   }
 ];
 function judge(review2, subject, what, tool) {
-  for (const { rule, applies, clients, advice } of RULES) {
+  for (const { rule, applies, clients, advice, stdioOnly } of RULES) {
+    if (review2.overHttp === true && stdioOnly !== void 0) continue;
     for (const [client, found] of review2.found) {
       const [severity, does] = clients[client] ?? [];
       if (severity === void 0 || !applies(subject, client)) continue;
@@ -1273,6 +1301,7 @@ async function review(logPath2) {
       read.line += 1;
       const event = parseEvent(text);
       if (event === void 0) continue;
+      read.overHttp ||= event.exchange !== void 0;
       if (startedCommand(event) !== void 0) read.listed = false;
       for (const followed of follow(read.session, event)) reviewMessage(read, followed, event);
     }
@@ -1282,7 +1311,7 @@ async function review(logPath2) {
   if (!read.everListed) judge(read, { unlisted: true }, "no tools/list was answered");
   const stray = `line ${read.noise}, not JSON-RPC, after tools/list`;
   if (read.noise !== void 0) judge(read, { noise: true }, stray);
-  return found;
+  return read;
 }
 var OPENINGS = [["2025-11-25", true], ["2025-06-18", false], ["2025-11-25", false]];
 var CHECK_INFO = { name: "wrap-check", version: "1.0.0" };
@@ -1326,19 +1355,26 @@ async function check(line) {
   const { logPath: logPath2, runs, values: values2 } = line;
   if (runs) await writeFile(logPath2, "", { mode: 384 }).catch((error) => cannot(`write ${logPath2}`, error));
   for (const opening of runs ? OPENINGS : []) await openAs(line, opening);
-  const verdicts = [...await review(logPath2)].map(([client, found]) => {
+  const { found: byClient, overHttp } = await review(logPath2);
+  const verdicts = [...byClient].map(([client, found]) => {
     const findings = [...found.values()];
     return [client, { ok: findings.every((each) => each.severity !== "error"), findings }];
   });
   const taking = verdicts.filter(([, verdict]) => verdict.ok).length;
   process.exitCode = taking === CLIENT_KEYS.length ? 0 : 1;
-  const json = JSON.stringify({ clients: Object.fromEntries(verdicts) }, null, 2);
+  const notApplied = RULES.flatMap(({ rule, stdioOnly: why }) => overHttp === true && why !== void 0 ? [{ rule, why }] : []);
+  const json = JSON.stringify({
+    clients: Object.fromEntries(verdicts),
+    ...notApplied.length > 0 ? { notApplied } : {}
+  }, null, 2);
   const rows = verdicts.flatMap(([client, { ok, findings }]) => {
     const head = `${ok ? "✓" : "✗"} ${CLIENTS[client].padEnd(11)}`;
     if (findings.length === 0) return [`${head} takes it as it is`];
     return findings.map(({ severity, rule, message }) => `${head} ${severity.padEnd(7)} ${rule.padEnd(18)} ${message}`);
   });
   rows.push(`${taking} of 5 would connect, see every tool and get every result.`);
+  const unheld = notApplied.map(({ rule, why }) => `${rule} (${why})`).join(", ");
+  if (unheld !== "") rows.push(`Over HTTP, not applied: ${unheld}.`);
   process.stdout.write(`${printable(values2.json === true ? json : rows.join("\n"))}
 `);
   if (runs) warn(`check recorded it in ${logPath2}`);

@@ -30,7 +30,9 @@
  * `←` lines shown before it have come, ends the input where the excerpt shows `# end of
  * input`, and sends wrap SIGINT where it shows `# received SIGINT` (as Claude Code ends a
  * server). The new log must then be the excerpt, line for line, with the times, round-trip
- * times, the start line and requestStates masked. The `!` lines are compared apart, because
+ * times, the start line and requestStates masked. (An excerpt that opens with `# listen` was
+ * recorded over HTTP, by a test that runs its client: it must be one of the recordings kept in
+ * tests/fixtures/, line for line.) The `!` lines are compared apart, because
  * the server's stderr and stdout are two pipes that race: the server's own log lines
  * (`[server] …`) must be the same, so that a new log line fails until the excerpt is recorded
  * again; any other stderr (Node's message when the command cannot start) must be there in
@@ -47,8 +49,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { type Fence, documentPairs, documentText, documents, fences } from "./documents.ts";
 import { cloneCopy, lines, root, run, runServer, start, tempFolder, waitUntil, wrapPath } from "./helpers.ts";
 
@@ -101,6 +104,17 @@ const READER_COMMAND = /^node dist\/wrap\.mjs (show|stats|diagram|replay) (.*)$/
 /** `wrap check` run live in a console block: it starts the server the words after `--` name,
  * and records its sessions beside wrap, so it runs in a copy of the clone. */
 const CHECK_COMMAND = /^node dist\/wrap\.mjs check (?:.* )?-- .*$/;
+
+/** Whether an excerpt was recorded over HTTP: it opens with wrap's `# listen` line. */
+function overHttp(log: readonly string[]): boolean {
+  return / # listen /.test(log[0] ?? "");
+}
+
+/** The recordings kept in tests/fixtures/ (`*.log`), each as its lines. */
+function keptRecordings(): string[][] {
+  const folder = join(root, "tests", "fixtures");
+  return readdirSync(folder).filter((name) => name.endsWith(".log")).map((name) => lines(readFileSync(join(folder, name), "utf8")));
+}
 
 /** How long a recorded session may take to record again: the slow tool's takes seconds. */
 const RECORDING = { timeout: 30_000 };
@@ -322,7 +336,14 @@ for (const file of documents()) {
     assert.deepEqual(stray, [], `a block with "${REPLY_MARK}" lines must be \`\`\`${TRANSCRIPT_INFO} to be run`);
   });
 
-  for (const { where, log } of excerptsOf(file)) {
+  for (const { where, log } of excerptsOf(file).filter((excerpt) => overHttp(excerpt.log))) {
+    test(`the HTTP log excerpt at ${where} is a recording kept in tests/fixtures/`, () => {
+      const kept = keptRecordings().some((recording) => isDeepStrictEqual(recording, log));
+      assert.ok(kept, `${where} is no recording in tests/fixtures/*.log: paste one, whole`);
+    });
+  }
+
+  for (const { where, log } of excerptsOf(file).filter((excerpt) => !overHttp(excerpt.log))) {
     test(`the log excerpt at ${where} is what dist/wrap.mjs records`, RECORDING, async () => {
       assert.match(log[0] ?? "", /# start pid \d+: /, `${where} must open with wrap's start line`);
       const real = await rerecord(log);

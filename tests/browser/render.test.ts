@@ -5,7 +5,8 @@
  * and nothing leaves the machine. Run by .ci/run after `npm ci --prefix tests/browser`:
  *   node --import tsx --test tests/browser/render.test.ts
  * One session is recorded for the run, with server-everything through wrap, so it needs
- * `npm ci --prefix tests/everything` too (tests/fixtures/everything-session.ts).
+ * `npm ci --prefix tests/everything` too (tests/fixtures/everything-session.ts). Claude Code's
+ * session over HTTP is the recording kept in tests/fixtures/claude-code-http.log.
  * RENDER_SCREENSHOT=FILE saves a picture of the eventful session, to look at by eye.
  */
 import { after, before, test } from "node:test";
@@ -28,6 +29,8 @@ const RENDERERS = {
 } satisfies Record<string, string>;
 
 const profile = mkdtempSync(join(tmpdir(), "render-test-"));
+/** Claude Code's session over Streamable HTTP, recorded through wrap --listen. */
+const claudeCodeHttp = join(import.meta.dirname, "..", "fixtures", "claude-code-http.log");
 let context: BrowserContext | undefined;
 /** The log of a session with server-everything: progress, and the server's own requests. */
 let everythingLog: string | undefined;
@@ -99,7 +102,8 @@ for (const [version, script] of Object.entries(RENDERERS)) {
     const page = await pageWith(script);
     let index = 0;
     if (everythingLog === undefined) throw new Error("the server-everything session was not recorded");
-    const logs = { ...sessions, "server-everything, recorded": everythingLog };
+    const logs = { ...sessions, "server-everything, recorded": everythingLog,
+      "Claude Code over HTTP, recorded": readFileSync(claudeCodeHttp, "utf8") };
     const sources = Object.entries(logs).map(async ([name, log]) => [name, await diagramBlocks(log)] as const);
     for (const [name, blocks] of [...await Promise.all(sources), ["the documents", readmeBlocks()] as const]) {
       assert.ok(blocks.length > 0, name);
