@@ -242,9 +242,10 @@ function exitNote(code: number | null, signal: NodeJS.Signals | null): string {
   return signal === null ? `exit code ${code}` : `exit signal ${signal}`;
 }
 
-/** One event of a wire.log, with the messages of a → or ← line classified once. */
+/** One event of a wire.log, with the messages of a → or ← line classified once, and the
+ * exchange it crossed in over HTTP. */
 type LogEvent = { time: string; mark: Mark; elapsed: string | undefined; tags: string[];
-  text: string; messages: Message[] };
+  text: string; messages: Message[]; exchange: number | undefined };
 
 /** The marks, to narrow a mark read from the log. */
 const MARKS: readonly Mark[] = ["→", "←", "!", "#"];
@@ -262,8 +263,10 @@ function parseEvent(line: string): LogEvent | undefined {
   // Most lines carry no note: no list is made for them.
   const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? undefined : /\((\S+) ms\) /.exec(notes)?.[1];
+  const exchange = notes === "" ? undefined : /<(\d+)> /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
+  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages,
+    exchange: exchange === undefined ? undefined : Number(exchange) };
 }
 
 /** The command line a `# start` note names, as startNote wrote it, or the endpoints a

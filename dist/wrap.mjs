@@ -101,8 +101,17 @@ function parseEvent(line) {
   const notes = head[3] ?? "";
   const tags = notes === "" ? [] : Array.from(notes.matchAll(/\[(.+?)\] /g), ([, tag = ""]) => tag);
   const elapsed = notes === "" ? void 0 : /\((\S+) ms\) /.exec(notes)?.[1];
+  const exchange = notes === "" ? void 0 : /<(\d+)> /.exec(notes)?.[1];
   const messages = mark === "→" || mark === "←" ? messagesOf(text) : [];
-  return { time: line.slice(0, line.indexOf(" ")), mark, elapsed, tags, text, messages };
+  return {
+    time: line.slice(0, line.indexOf(" ")),
+    mark,
+    elapsed,
+    tags,
+    text,
+    messages,
+    exchange: exchange === void 0 ? void 0 : Number(exchange)
+  };
 }
 function startedCommand(event) {
   return event.mark === "#" ? /^(?:start pid \d+: |listen )(.*)/s.exec(event.text)?.[1] : void 0;
