@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { bundle } from "../build.mjs";
 import { block } from "./documents.ts";
-import { root, run, serverPath, tempFolder, withEntries, wrapPath } from "./helpers.ts";
+import { root, run, serverPath, start, tempFolder, waitUntil, withEntries, wrapPath } from "./helpers.ts";
 import { startHttpServer, type HttpServer } from "./fixtures/http-recorder.ts";
 
 const LIMIT = { timeout: 60_000 };
@@ -205,6 +205,27 @@ test("replay to an HTTP server that is not there reports every response missing,
   assert.match(stdout, /^replay: 6 responses, 0 match, 0 differ, 6 missing, 0 unexpected$/m);
   assert.match(stderr, /^wrap: replay: POST http:\/\/127\.0\.0\.1:1\/mcp: connect ECONNREFUSED/m);
   assert.equal(code, 1);
+});
+
+/** Whether dist/wrap.mjs records HTTP (`wrap --listen`, issue 42's recorder). */
+const listens = (await run(process.execPath, [wrapPath, "--help"], "")).stdout.includes("--listen");
+
+test("a session recorded through wrap --listen replays to the same server, exit code 0", { ...LIMIT, skip: !listens && "dist/wrap.mjs has no --listen yet" }, async () => {
+  const path = join(scratch, "recorded.log");
+  const recorder = start(process.execPath, [wrapPath, "--log", path, "--listen", "127.0.0.1:0", same.url]);
+  try {
+    const listening = /listening on (http:\/\/\S+?\/mcp)\b/;
+    await waitUntil(() => listening.test(recorder.errors()), "wrap's endpoint on stderr", 20_000);
+    await recordSession(listening.exec(recorder.errors())?.[1] ?? "");
+    // wrap notes the stream the client closed once it sees the connection close.
+    await waitUntil(() => readFileSync(path, "utf8").includes("# <2> closed by the client\n"), "the closed stream in the log", 20_000);
+  } finally {
+    recorder.child.kill("SIGTERM");
+    await recorder.finish;
+  }
+  const { code, stdout, stderr } = await wrap("replay", path, "--url", same.url);
+  assert.equal(stdout, "replay: 6 responses, 6 match, 0 differ, 0 missing, 0 unexpected\n", stderr);
+  assert.equal(code, 0);
 });
 
 /** An in-process HTTP server that records what it is sent: each request's headers, and how many
