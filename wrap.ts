@@ -47,11 +47,11 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
-import { createServer, request as httpRequest, type IncomingMessage, type Server,
-  type ServerResponse } from "node:http";
+import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage,
+  type Server, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { access, open, stat, writeFile } from "node:fs/promises";
-import { once } from "node:events";
+import { EventEmitter, once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -1376,7 +1376,7 @@ async function writeDiagram({ logPath, values }: CommandLine): Promise<void> {
   await file?.close().catch(failed);
 }
 
-// ---- Reader: replay, a golden test of any stdio server from one recorded session ----
+// ---- Reader: replay, a golden test of any server, stdio or HTTP, from one recorded session ----
 
 /** One place where a replayed value differs from the recorded one. */
 type Difference = { path: string[]; expected: unknown; actual: unknown };
@@ -1443,7 +1443,41 @@ function report(name: string, found: Difference[], redact: boolean): string {
   return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
 
-/** Starts the command to replay to, and collects what it writes: a replay as it goes. */
+/** A replay's state, whatever carries it: what the server has sent that replay has not used
+ * yet (each response with the exchange it came in over HTTP), the ids of the requests it has
+ * sent, as JSON, so that id 1 and "1" differ, and `heard`, which says "line" on each line; the
+ * session it replays, the requestStates it replaced, what the comparison leaves out, and the
+ * tally so far. `exited` aborts when the server has exited. */
+function replayState(line: CommandLine, exited: AbortSignal) {
+  // An input_required result's requestState is left out of the comparison, and `states` holds
+  // the ones a replayed server wrote in place of the recorded ones. A server signs its state
+  // anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent with
+  // this run's, and the state itself is no difference. Nor is the exchange a response came in.
+  const ignored = [...(line.values.ignore ?? []).map((path) => path.split(".")),
+    ["result", "requestState"], ["exchange"]];
+  const responses: (JSONRPCResponse & { exchange?: number | undefined })[] = [];
+  return { heard: new EventEmitter(), responses, requested: new Set<string>(), exited,
+    session: newSession(), states: new Map<string, string>(), ignored, timeoutMs: line.timeoutMs,
+    redact: line.values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
+}
+
+/** A replay as it goes: its state, and how its carrier takes part: `noted` reads each event of
+ * the log first (HTTP's head notes), `send` sends a client's line of an exchange (over HTTP),
+ * and `finish` ends the session once the log is replayed. */
+type Replay = ReturnType<typeof replayState> & { noted: (event: LogEvent) => void;
+  send: (text: string, exchange?: number) => Promise<void>; finish: () => Promise<void> };
+
+/** Takes a line the server sent, under the exchange it came in over HTTP. */
+function hear(run: Replay, text: string, exchange?: number): void {
+  for (const message of messagesOf(text)) {
+    if (message.kind === "response") run.responses.push({ ...message, exchange });
+    if (message.kind === "request") run.requested.add(JSON.stringify(message.id));
+  }
+  run.heard.emit("line");
+}
+
+/** Starts the command to replay to, over stdio: its stdin takes the client's lines, and each
+ * line of its stdout is heard. */
 function startReplay(line: CommandLine) {
   const server = spawned(line.command, () =>
     spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
@@ -1453,43 +1487,89 @@ function startReplay(line: CommandLine) {
   server.on("close", () => exited.abort());
   // A process the server started may hold its stdout open; wait for it no longer than the grace.
   server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  // What the server has sent that replay has not used yet; the ids of the requests it has sent,
-  // as JSON, so that id 1 and "1" differ.
-  const responses: JSONRPCResponse[] = [];
-  const requested = new Set<string>();
-  const lines = createInterface({ input: server.stdout });
-  lines.on("line", (text) => {
-    for (const message of messagesOf(text)) {
-      if (message.kind === "response") responses.push(message);
-      if (message.kind === "request") requested.add(JSON.stringify(message.id));
-    }
-  });
-  // An input_required result's requestState is left out of the comparison, and `states` holds
-  // the ones a replayed server wrote in place of the recorded ones. A server signs its state
-  // anew on each run (basic/patterns/mrtr: it is opaque to the client), so a retry is sent with
-  // this run's, and the state itself is no difference.
-  const ignored = [...(line.values.ignore ?? []).map((path) => path.split(".")),
-    ["result", "requestState"]];
-  return { server, lines, responses, requested, exited: exited.signal, session: newSession(),
-    states: new Map<string, string>(), ignored, timeoutMs: line.timeoutMs,
-    redact: line.values["no-redact"] !== true, tally: { match: 0, differ: 0, missing: 0 } };
+  const send = async (text: string) => {
+    const sent = server.stdin.write(`${text}\n`);
+    if (!sent) await once(server.stdin, "drain", { signal: exited.signal }).catch(() => {});
+  };
+  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
+  // so that a server that exits in time leaves no timer holding wrap.
+  const finish = async () => {
+    server.stdin.end();
+    setTimeout(() => server.kill("SIGKILL"), line.timeoutMs).unref();
+    if (!exited.signal.aborted) await once(exited.signal, "abort");
+  };
+  const run = { ...replayState(line, exited.signal), server, noted: () => {}, send, finish };
+  createInterface({ input: server.stdout }).on("line", (text) => hear(run, text));
+  return run;
 }
 
-/** A replay as it goes: the server under replay and what it has sent that replay has not used
- * yet, the session it replays, the requestStates it replaced, what the comparison leaves out,
- * and the tally so far. `exited` aborts when the server has exited. */
-type Replay = ReturnType<typeof startReplay>;
+/** The MCP headers a replay over HTTP sends as its log's `# <3> POST` note names them
+ * (2026-07-28 basic/transports/streamable-http §Request Metadata), each after a ` · `. */
+const REPLAYED_HEADER = / · (MCP-Protocol-Version|Mcp-Method|Mcp-Name): (.*?)(?= · |$)/gi;
+
+/**
+ * Starts a replay to the HTTP server at --url. Each client's line is a POST of its own, with the
+ * MCP headers its exchange's `# <3> POST` note names and the session the live server gave, if it
+ * gave one (§Session Management), never the recorded one. Its answer is heard under the exchange,
+ * line by line: a JSON body, or each data line of an event stream (a server writes a message on
+ * one). An exchange the log says the client closed is closed; at the end, replay waits for the
+ * open ones as long as for a response.
+ */
+function startHttpReplay(line: CommandLine): Replay {
+  const [url, heads] = [new URL(line.values.url ?? ""), new Map<number | undefined, string>()];
+  const open = new Map<ClientRequest, number | undefined>();
+  let session: string | string[] | undefined;
+  // A POST's head note, or the client's closing: either way, what is open under that number is
+  // over (a log that holds two runs of wrap numbers each from 1).
+  const noted = ({ mark, text }: LogEvent) => {
+    const [, exchange, what] = /^<(\d+)> (POST|closed by the client)/.exec(text) ?? [];
+    if (mark === "#" && what === "POST") heads.set(Number(exchange), text);
+    for (const [post, at] of open) if (mark === "#" && at === Number(exchange)) post.destroy();
+  };
+  const send = async (text: string, exchange?: number) => {
+    const head = (heads.get(exchange) ?? "").matchAll(REPLAYED_HEADER);
+    const named = Array.from(head, ([, name = "", value = ""]) => [name, value] as const);
+    const headers = { "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream", ...Object.fromEntries(named),
+      ...(session && { "Mcp-Session-Id": session }) };
+    const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const post = request(url, { method: "POST", headers, agent: false }, (answer) => {
+      session = answer.headers["mcp-session-id"] ?? session;
+      // A JSON body's lines are its message; an event stream's, each data line (HTML §9.2.6).
+      const events = /^text\/event-stream/.test(String(answer.headers["content-type"]));
+      const data = events ? /^data: ?(.*)/s : /(.*)/s;
+      // An answer replay closed itself ends in an error, which is no failure.
+      createInterface({ input: answer }).on("error", () => {})
+        .on("line", (text) => hear(run, data.exec(text)?.[1] ?? "", exchange));
+    });
+    open.set(post, exchange);
+    post.on("error", (error) => post.destroyed || warn(`replay: POST ${url}: ${error.message}`));
+    post.on("close", () => open.delete(post) && run.heard.emit("line"));
+    post.end(text);
+  };
+  const finish = async () => {
+    await waitFor(run, () => open.size === 0);
+    for (const post of open.keys()) post.destroy();
+  };
+  const run = { ...replayState(line, new AbortController().signal), noted, send, finish };
+  return run;
+}
 
 /** Waits until `check` holds, the server has exited, or the timeout has passed. */
 async function waitFor(replay: Replay, check: () => boolean) {
   const signal = AbortSignal.any([replay.exited, AbortSignal.timeout(replay.timeoutMs)]);
-  while (!check() && !signal.aborted) await once(replay.lines, "line", { signal }).catch(() => {});
+  // That timeout holds nothing running; over HTTP, with no answer on the way, nothing else may.
+  const held = setTimeout(() => {}, replay.timeoutMs);
+  while (!check() && !signal.aborted) await once(replay.heard, "line", { signal }).catch(() => {});
+  clearTimeout(held);
 }
 
 /** Waits for the replayed server's answer to a recorded response's request, and compares. */
-async function replayResponse(replay: Replay, recorded: JSONRPCResponse, request?: Asked) {
+async function replayResponse(replay: Replay, recorded: Replay["responses"][0], request?: Asked) {
   const id = JSON.stringify(recorded.id);
-  const answers = (each: { id: unknown }) => JSON.stringify(each.id) === id;
+  // Over HTTP, in the exchange the recorded one came in, when both have one.
+  const answers = (each: typeof recorded) =>
+    JSON.stringify(each.id) === id && (each.exchange ?? recorded.exchange) === recorded.exchange;
   // The client sent its next line only after this response came back; so does replay.
   await waitFor(replay, () => replay.responses.some(answers));
   const index = replay.responses.findIndex(answers);
@@ -1507,12 +1587,14 @@ async function replayResponse(replay: Replay, recorded: JSONRPCResponse, request
 /** Replays one event: waits for what the recorded client waited for, then sends a client's
  * line, as fast as the server reads it. */
 async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
+  run.noted(event);
   for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     // The client answered a request of the server's only once it had come; so does replay.
     if (mark === "→" && request !== undefined) await waitFor(run, () => run.requested.has(id));
-    if (mark === "←") await replayResponse(run, message, request);
+    const recorded = { ...message, exchange: event.exchange };
+    if (mark === "←") await replayResponse(run, recorded, request);
   }
   if (event.mark !== "→") return;
   // The recorded line, with each requestState the replayed server replaced put back as its own.
@@ -1520,26 +1602,21 @@ async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
     const replayed = run.states.get(state);
     return replayed === undefined ? found : `"requestState":${JSON.stringify(replayed)}`;
   });
-  const sent = run.server.stdin.write(`${text}\n`);
-  if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {});
+  await run.send(text, event.exchange);
 }
 
-/** wrap replay: sends the log's client lines to the command, each when the recorded client
- * sent it, and compares each response; then ends the server's input, waits for it, and prints
- * the summary: exit code 0 when all match. */
+/** wrap replay: sends the log's client lines to the command, or POSTs them to --url, each when
+ * the recorded client sent it, and compares each response; then ends the session, waits for
+ * the server, and prints the summary: exit code 0 when all match. */
 async function replay(line: CommandLine): Promise<void> {
   const failed = (error: unknown) => cannot(`read ${line.logPath}`, error);
   // A log that cannot be read starts no server.
   await access(line.logPath).catch(failed);
-  const run = startReplay(line);
+  const run = line.values.url === undefined ? startReplay(line) : startHttpReplay(line);
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
     for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  run.server.stdin.end();
-  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
-  // so that a server that exits in time leaves no timer holding wrap.
-  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
-  if (!run.exited.aborted) await once(run.exited, "abort");
+  await run.finish();
   for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected\n`);
   const { match, differ, missing } = run.tally;
   await print(`replay: ${match + differ + missing} responses, ${match} match, ` +
@@ -2020,7 +2097,7 @@ const META_PARAMS = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-
 
 /** Sends the server a message, and waits for the result of a request; undefined if none came. */
 async function ask(server: Replay, message: { id?: number; method: string; params?: object }) {
-  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+  await server.send(JSON.stringify({ jsonrpc: "2.0", ...message }));
   const answers = (response: JSONRPCResponse) => response.id === message.id;
   if (message.id !== undefined) await waitFor(server, () => server.responses.some(answers));
   return server.responses.find(answers)?.result;
@@ -2088,13 +2165,14 @@ const OPTIONS = {
   timeout: { type: "string", valueName: "MS" }, json: { type: "boolean" },
   follow: { type: "boolean" }, errors: { type: "boolean" },
   method: { type: "string", multiple: true, valueName: "NAME" },
-  listen: { type: "string", valueName: "[HOST:]PORT" },
+  listen: { type: "string", valueName: "[HOST:]PORT" }, url: { type: "string", valueName: "URL" },
 } as const;
 
-/** One form a command's words may take: the options it takes, then a log (WIRE_LOG), and a
- * command, `required` after `--`, or `optional` (the recorder's: `--` and the command may both
- * be left out), or a `url` (the HTTP recorder's, the form taken when --listen is given). */
-type Form = { options: (keyof typeof OPTIONS)[]; log?: true;
+/** One form a command's words may take: the options it takes, then a log (WIRE_LOG), an option
+ * it must be given (`needs`: the HTTP recorder's --listen, replay's --url), and a command,
+ * `required` after `--`, or `optional` (the recorder's: `--` and the command may both be left
+ * out), or a `url` (the HTTP recorder's). */
+type Form = { options: (keyof typeof OPTIONS)[]; log?: true; needs?: keyof typeof OPTIONS;
   command?: "required" | "optional" | "url" };
 
 /** What a command's form shows after its options and log. */
@@ -2104,7 +2182,7 @@ const COMMAND_WORDS = { required: "-- COMMAND [ARGS...]", optional: "[--] [COMMA
 /** The recorder's forms: it has no name, and runs the command that follows its options; or,
  * given --listen, forwards HTTP to the MCP endpoint URL that follows them. */
 const RECORDING: Form[] = [{ options: ["log"], command: "optional" },
-  { options: ["log", "listen"], command: "url" }];
+  { options: ["log"], needs: "listen", command: "url" }];
 
 /** Where --listen listens: a port, after a host (an IPv6 one in brackets) if one is given. */
 const LISTEN_ADDRESS = /^(?:(.+):)?(\d{1,5})$/;
@@ -2114,8 +2192,9 @@ const LISTEN_ADDRESS = /^(?:(.+):)?(\d{1,5})$/;
  * its function is all it does. */
 const READERS = new Map<string, { forms: Form[]; run: (line: CommandLine) => Promise<void> }>([
   ["diagram", { forms: [{ options: ["out", "no-redact"], log: true }], run: writeDiagram }],
-  ["replay", { run: replay,
-    forms: [{ options: ["ignore", "timeout", "no-redact"], log: true, command: "required" }] }],
+  ["replay", { run: replay, forms: [
+    { options: ["ignore", "timeout", "no-redact"], log: true, command: "required" },
+    { options: ["ignore", "timeout", "no-redact"], log: true, needs: "url" }] }],
   ["redact", { forms: [{ options: [], log: true }], run: redact }],
   ["show", { run: show,
     forms: [{ options: ["follow", "method", "errors", "no-redact"], log: true }] }],
@@ -2131,12 +2210,12 @@ function optionUsage(name: keyof typeof OPTIONS): string {
   return `[--${name}${value}]${option.multiple === true ? "..." : ""}`;
 }
 
-/** A command's forms as the usage shows them, ` | ` between: each one's options, then its log
- * and its command if it takes them. */
+/** A command's forms as the usage shows them, ` | ` between: each one's options, then its log,
+ * the option it needs and its command if it takes them. */
 function usageOf(forms: Form[]): string {
-  const words = ({ options, log, command }: Form) => [...options.map(optionUsage),
-    ...(log ? ["WIRE_LOG"] : []), ...(command ? [COMMAND_WORDS[command]] : [])];
-  return forms.map((form) => words(form).join(" ")).join(" | ");
+  const words = ({ options, log, needs, command }: Form) => [...options.map(optionUsage),
+    log && "WIRE_LOG", needs && optionUsage(needs).slice(1, -1), command && COMMAND_WORDS[command]];
+  return forms.map((form) => words(form).filter((word) => word).join(" ")).join(" | ");
 }
 
 /** What --help prints: the recorder's words, then each reader's. */
@@ -2193,21 +2272,26 @@ const { values, positionals: [, logPath, ...extra] } = parsed;
 // command (server.mjs when none is named), or with --listen forwards to a URL; replay reads a log
 // and runs a command after `--`, check does one of the two (it records its own log from its
 // command), the others read a log.
-const form = (reader?.forms ?? RECORDING).find((each) => (each.log === true) ===
+const fitting = (reader?.forms ?? RECORDING).filter((each) => (each.log === true) ===
   (logPath !== undefined) && (each.command !== undefined) === (split !== -1) &&
-  (each.command === "url") === (values.listen !== undefined));
-// A form takes the options it names: recording, --log alone.
-const takes: readonly string[] = form?.options ?? [];
+  (each.needs === undefined || values[each.needs] !== undefined));
+// A form that needs an option given is taken before one that needs none (the HTTP recorder's
+// before the stdio one's).
+const form = fitting.find((each) => each.needs !== undefined) ?? fitting[0];
+// A form takes the options it names, and the one it needs: recording, --log alone.
+const takes: readonly string[] = [...(form?.options ?? []), ...(form?.needs ? [form.needs] : [])];
 // How long replay waits for each response.
 const timeoutMs = Number(values.timeout ?? 5_000);
 const foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 // An empty word names no file and no command.
 const emptyWord = [values.log, values.out, logPath, command].includes("");
 const badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-// A URL form forwards to one http or https URL, from an address it can listen on.
-const endpoint = form?.command === "url" ? attempt(() => new URL(command ?? "")) : undefined;
-const badUrl = form?.command === "url" && (!/^https?:$/.test(endpoint?.protocol ?? "") ||
-  args.length > 0 || !LISTEN_ADDRESS.test(values.listen ?? ""));
+// A URL form forwards to one http or https URL, from an address it can listen on; replay's --url
+// names one such URL too.
+const target = form?.command === "url" ? command : values.url;
+const endpoint = attempt(() => new URL(target ?? ""));
+const badUrl = (target !== undefined && !/^https?:$/.test(endpoint?.protocol ?? "")) ||
+  (form?.command === "url" && (args.length > 0 || !LISTEN_ADDRESS.test(values.listen ?? "")));
 const wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || badUrl;
 // No command: `--` with nothing after it.
 if (wrong || form === undefined || command === undefined) exitWithUsage(process.stderr, MISUSE);

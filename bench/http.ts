@@ -30,17 +30,17 @@
  * Markdown goes to stdout and progress to stderr. The exit code is 1 only when a contender fails
  * to run or answers wrongly; a missed target is a finding, not a failure.
  */
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { Agent, request as httpRequest } from "node:http";
-import type { Socket } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
 import { stop as stopEsbuild } from "esbuild";
-import { start } from "../tests/helpers.ts";
 import {
   DIST_NAME, ROUNDS, Samples, bundleServer, bundleSize, decimal, installedVersion, measuredOn,
   mebibytes, median, percentile, root, rotate, serverUnderTest, table, target,
 } from "./figures.ts";
+import {
+  PROTOCOL_VERSION, callBody, client, launch as launchFile, post, type Answer, type Client,
+  type Running,
+} from "./http-client.ts";
 import { highWaterMark } from "./proc.ts";
 
 /** A server under test: how to start it, and the file whose size is its bundle size. */
@@ -62,25 +62,6 @@ interface Figures {
   peakMemoryBytes: number;
 }
 
-/** A started server: its endpoint, its process, and how to end it. */
-interface Running {
-  url: URL;
-  pid: number;
-  stop: () => Promise<void>;
-}
-
-/** An HTTP answer as the client read it. */
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/** A keep-alive client: the agent that pools its connections, and every socket it opened. */
-interface Client {
-  agent: Agent;
-  sockets: Set<Socket>;
-}
-
 /** Sequential calls before latency is measured, so that every contender's JIT has warmed up. */
 const WARM_UP_CALLS = 200;
 /** Sequential calls, over one connection, whose round trips give p50 and p99. */
@@ -94,23 +75,6 @@ const BURSTS_PER_ROUND = 3;
 const CROWD = 500;
 /** The peak memory a server may reach under CROWD connections (issue 40). */
 const MEMORY_LIMIT_MIB = 128;
-/** How long a server may take to start, and one answer to come. */
-const TIMEOUT_MS = 60_000;
-
-/** The protocol revision our client speaks. */
-const PROTOCOL_VERSION = "2026-07-28";
-
-/** The headers of every call, as a 2026-07-28 client sends them (Content-Length aside). */
-const CALL_HEADERS = {
-  "Content-Type": "application/json",
-  Accept: "application/json, text/event-stream",
-  "MCP-Protocol-Version": PROTOCOL_VERSION,
-  "Mcp-Method": "tools/call",
-  "Mcp-Name": "add",
-};
-
-/** The line a server prints once it listens, and where its endpoint is. */
-const URL_LINE = /(http:\/\/\S+\/mcp)\b/;
 
 /** Every figure of every contender, one value per round. */
 const samples = new Samples<keyof Figures>();
@@ -119,17 +83,6 @@ const samples = new Samples<keyof Figures>();
  * keep-alive connections makes the client open more. */
 const connections = new Map<string, number>();
 
-/** A tools/call of add(a, 1) with a 2026-07-28 client's `_meta` envelope. */
-function callBody(id: number, a: number): string {
-  const _meta = {
-    "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
-    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0.1.0" },
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  const params = { name: "add", arguments: { a, b: 1 }, _meta };
-  return JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
-}
-
 // ---- I/O: the servers' processes and the client's connections ----
 
 /** Writes a line of progress to stderr. */
@@ -137,76 +90,9 @@ function progress(text: string): void {
   process.stderr.write(`[bench http] ${text}\n`);
 }
 
-/** Resolves with a server's URL once its stderr names it; rejects if it exits or is late. */
-function endpoint(
-  child: ChildProcessWithoutNullStreams,
-  name: string,
-  stderr: () => string,
-): Promise<URL> {
-  return new Promise((resolve, reject) => {
-    const late = () => fail(`printed no URL within ${TIMEOUT_MS / 1000} s`);
-    const timer = setTimeout(late, TIMEOUT_MS);
-    const seen = () => {
-      const found = URL_LINE.exec(stderr())?.[1];
-      if (found === undefined) return;
-      done();
-      resolve(new URL(found));
-    };
-    const exited = (code: number | null) => fail(`exited with ${code} before it listened`);
-    function done() {
-      clearTimeout(timer);
-      child.stderr.off("data", seen);
-      child.off("exit", exited);
-    }
-    function fail(why: string) {
-      done();
-      reject(new Error(`${name}: ${why}; its stderr:\n${stderr().slice(-2_000)}`));
-    }
-    child.stderr.on("data", seen);
-    child.on("exit", exited);
-  });
-}
-
 /** Starts a contender and waits until it listens. */
-async function launch(contender: Contender): Promise<Running> {
-  const { child, finish, errors } = start(process.execPath, [contender.file, ...contender.args]);
-  child.stdin.end();
-  const stop = async () => {
-    child.kill("SIGTERM");
-    const late = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await finish;
-    clearTimeout(late);
-  };
-  try {
-    return { url: await endpoint(child, contender.name, errors), pid: child.pid ?? 0, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-}
-
-/** A keep-alive client of at most `maxSockets` connections. */
-function client(maxSockets: number): Client {
-  return { agent: new Agent({ keepAlive: true, maxSockets }), sockets: new Set() };
-}
-
-/** POSTs one call to the endpoint over the client's connections, and reads the whole answer. */
-function post(url: URL, through: Client, body: string): Promise<Answer> {
-  const headers = { ...CALL_HEADERS, "Content-Length": Buffer.byteLength(body) };
-  const options = { method: "POST", agent: through.agent, headers, timeout: TIMEOUT_MS };
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest(url, options, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
-      response.on("error", reject);
-    });
-    sent.on("socket", (socket) => through.sockets.add(socket));
-    sent.on("timeout", () => sent.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
-    sent.on("error", reject);
-    sent.end(body);
-  });
+function launch(contender: Contender): Promise<Running> {
+  return launchFile(contender.name, contender.file, contender.args);
 }
 
 /** Throws unless an answer is a 200 with the sum of add(a, 1) (the canned one, as it is). */

@@ -10,7 +10,7 @@ import {
 } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { access, open, stat, writeFile } from "node:fs/promises";
-import { once } from "node:events";
+import { EventEmitter, once } from "node:events";
 import { createInterface } from "node:readline";
 import { constants } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -817,32 +817,18 @@ function report(name, found, redact2) {
   const text = [`✗ ${name}`, ...shown].join("\n  ");
   return text.length > REPORT_CHARACTERS ? `${text.slice(0, REPORT_CHARACTERS - 1)}…` : text;
 }
-function startReplay(line) {
-  const server = spawned(line.command, () => spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
-  server.stdin.on("error", () => {
-  });
-  const exited = new AbortController();
-  server.on("close", () => exited.abort());
-  server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
-  const responses = [];
-  const requested = /* @__PURE__ */ new Set();
-  const lines = createInterface({ input: server.stdout });
-  lines.on("line", (text) => {
-    for (const message of messagesOf(text)) {
-      if (message.kind === "response") responses.push(message);
-      if (message.kind === "request") requested.add(JSON.stringify(message.id));
-    }
-  });
+function replayState(line, exited) {
   const ignored = [
     ...(line.values.ignore ?? []).map((path) => path.split(".")),
-    ["result", "requestState"]
+    ["result", "requestState"],
+    ["exchange"]
   ];
+  const responses = [];
   return {
-    server,
-    lines,
+    heard: new EventEmitter(),
     responses,
-    requested,
-    exited: exited.signal,
+    requested: /* @__PURE__ */ new Set(),
+    exited,
     session: newSession(),
     states: /* @__PURE__ */ new Map(),
     ignored,
@@ -851,14 +837,86 @@ function startReplay(line) {
     tally: { match: 0, differ: 0, missing: 0 }
   };
 }
+function hear(run, text, exchange) {
+  for (const message of messagesOf(text)) {
+    if (message.kind === "response") run.responses.push({ ...message, exchange });
+    if (message.kind === "request") run.requested.add(JSON.stringify(message.id));
+  }
+  run.heard.emit("line");
+}
+function startReplay(line) {
+  const server = spawned(line.command, () => spawn(line.command, line.args, { stdio: ["pipe", "pipe", "inherit"] }));
+  server.stdin.on("error", () => {
+  });
+  const exited = new AbortController();
+  server.on("close", () => exited.abort());
+  server.on("exit", () => setTimeout(() => server.stdout.destroy(), PIPES_GRACE_MS).unref());
+  const send = async (text) => {
+    const sent = server.stdin.write(`${text}
+`);
+    if (!sent) await once(server.stdin, "drain", { signal: exited.signal }).catch(() => {
+    });
+  };
+  const finish = async () => {
+    server.stdin.end();
+    setTimeout(() => server.kill("SIGKILL"), line.timeoutMs).unref();
+    if (!exited.signal.aborted) await once(exited.signal, "abort");
+  };
+  const run = { ...replayState(line, exited.signal), server, noted: () => {
+  }, send, finish };
+  createInterface({ input: server.stdout }).on("line", (text) => hear(run, text));
+  return run;
+}
+var REPLAYED_HEADER = / · (MCP-Protocol-Version|Mcp-Method|Mcp-Name): (.*?)(?= · |$)/gi;
+function startHttpReplay(line) {
+  const [url, heads] = [new URL(line.values.url ?? ""), /* @__PURE__ */ new Map()];
+  const open2 = /* @__PURE__ */ new Map();
+  let session;
+  const noted = ({ mark, text }) => {
+    const [, exchange, what] = /^<(\d+)> (POST|closed by the client)/.exec(text) ?? [];
+    if (mark === "#" && what === "POST") heads.set(Number(exchange), text);
+    for (const [post, at] of open2) if (mark === "#" && at === Number(exchange)) post.destroy();
+  };
+  const send = async (text, exchange) => {
+    const head = (heads.get(exchange) ?? "").matchAll(REPLAYED_HEADER);
+    const named = Array.from(head, ([, name = "", value = ""]) => [name, value]);
+    const headers = {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...Object.fromEntries(named),
+      ...session && { "Mcp-Session-Id": session }
+    };
+    const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const post = request(url, { method: "POST", headers, agent: false }, (answer) => {
+      session = answer.headers["mcp-session-id"] ?? session;
+      const events = /^text\/event-stream/.test(String(answer.headers["content-type"]));
+      const data = events ? /^data: ?(.*)/s : /(.*)/s;
+      createInterface({ input: answer }).on("error", () => {
+      }).on("line", (text2) => hear(run, data.exec(text2)?.[1] ?? "", exchange));
+    });
+    open2.set(post, exchange);
+    post.on("error", (error) => post.destroyed || warn(`replay: POST ${url}: ${error.message}`));
+    post.on("close", () => open2.delete(post) && run.heard.emit("line"));
+    post.end(text);
+  };
+  const finish = async () => {
+    await waitFor(run, () => open2.size === 0);
+    for (const post of open2.keys()) post.destroy();
+  };
+  const run = { ...replayState(line, new AbortController().signal), noted, send, finish };
+  return run;
+}
 async function waitFor(replay2, check2) {
   const signal = AbortSignal.any([replay2.exited, AbortSignal.timeout(replay2.timeoutMs)]);
-  while (!check2() && !signal.aborted) await once(replay2.lines, "line", { signal }).catch(() => {
+  const held = setTimeout(() => {
+  }, replay2.timeoutMs);
+  while (!check2() && !signal.aborted) await once(replay2.heard, "line", { signal }).catch(() => {
   });
+  clearTimeout(held);
 }
 async function replayResponse(replay2, recorded, request) {
   const id = JSON.stringify(recorded.id);
-  const answers = (each) => JSON.stringify(each.id) === id;
+  const answers = (each) => JSON.stringify(each.id) === id && (each.exchange ?? recorded.exchange) === recorded.exchange;
   await waitFor(replay2, () => replay2.responses.some(answers));
   const index = replay2.responses.findIndex(answers);
   const actual = index === -1 ? void 0 : replay2.responses.splice(index, 1)[0];
@@ -873,32 +931,29 @@ async function replayResponse(replay2, recorded, request) {
 `);
 }
 async function replayEvent(run, event) {
+  run.noted(event);
   for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
-    if (mark === "←") await replayResponse(run, message, request);
+    const recorded = { ...message, exchange: event.exchange };
+    if (mark === "←") await replayResponse(run, recorded, request);
   }
   if (event.mark !== "→") return;
   const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
     const replayed = run.states.get(state);
     return replayed === void 0 ? found : `"requestState":${JSON.stringify(replayed)}`;
   });
-  const sent = run.server.stdin.write(`${text}
-`);
-  if (!sent) await once(run.server.stdin, "drain", { signal: run.exited }).catch(() => {
-  });
+  await run.send(text, event.exchange);
 }
 async function replay(line) {
   const failed = (error) => cannot(`read ${line.logPath}`, error);
   await access(line.logPath).catch(failed);
-  const run = startReplay(line);
+  const run = line.values.url === void 0 ? startReplay(line) : startHttpReplay(line);
   await readEvents(line.logPath, LOG_START, true, false, async (events) => {
     for (const event of events) await replayEvent(run, event);
   }).catch(failed);
-  run.server.stdin.end();
-  setTimeout(() => run.server.kill("SIGKILL"), run.timeoutMs).unref();
-  if (!run.exited.aborted) await once(run.exited, "abort");
+  await run.finish();
   for (const { id } of run.responses) await print(`✗ ${JSON.stringify(id)}: unexpected
 `);
   const { match, differ, missing } = run.tally;
@@ -1321,8 +1376,7 @@ var META_PARAMS = { _meta: {
   "io.modelcontextprotocol/clientCapabilities": {}
 } };
 async function ask(server, message) {
-  server.server.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}
-`);
+  await server.send(JSON.stringify({ jsonrpc: "2.0", ...message }));
   const answers = (response) => response.id === message.id;
   if (message.id !== void 0) await waitFor(server, () => server.responses.some(answers));
   return server.responses.find(answers)?.result;
@@ -1389,7 +1443,8 @@ var OPTIONS = {
   follow: { type: "boolean" },
   errors: { type: "boolean" },
   method: { type: "string", multiple: true, valueName: "NAME" },
-  listen: { type: "string", valueName: "[HOST:]PORT" }
+  listen: { type: "string", valueName: "[HOST:]PORT" },
+  url: { type: "string", valueName: "URL" }
 };
 var COMMAND_WORDS = {
   required: "-- COMMAND [ARGS...]",
@@ -1398,15 +1453,15 @@ var COMMAND_WORDS = {
 };
 var RECORDING = [
   { options: ["log"], command: "optional" },
-  { options: ["log", "listen"], command: "url" }
+  { options: ["log"], needs: "listen", command: "url" }
 ];
 var LISTEN_ADDRESS = /^(?:(.+):)?(\d{1,5})$/;
 var READERS = /* @__PURE__ */ new Map([
   ["diagram", { forms: [{ options: ["out", "no-redact"], log: true }], run: writeDiagram }],
-  ["replay", {
-    run: replay,
-    forms: [{ options: ["ignore", "timeout", "no-redact"], log: true, command: "required" }]
-  }],
+  ["replay", { run: replay, forms: [
+    { options: ["ignore", "timeout", "no-redact"], log: true, command: "required" },
+    { options: ["ignore", "timeout", "no-redact"], log: true, needs: "url" }
+  ] }],
   ["redact", { forms: [{ options: [], log: true }], run: redact }],
   ["show", {
     run: show,
@@ -1424,12 +1479,13 @@ function optionUsage(name) {
   return `[--${name}${value}]${option.multiple === true ? "..." : ""}`;
 }
 function usageOf(forms) {
-  const words2 = ({ options, log, command: command2 }) => [
+  const words2 = ({ options, log, needs, command: command2 }) => [
     ...options.map(optionUsage),
-    ...log ? ["WIRE_LOG"] : [],
-    ...command2 ? [COMMAND_WORDS[command2]] : []
+    log && "WIRE_LOG",
+    needs && optionUsage(needs).slice(1, -1),
+    command2 && COMMAND_WORDS[command2]
   ];
-  return forms.map((form2) => words2(form2).join(" ")).join(" | ");
+  return forms.map((form2) => words2(form2).filter((word) => word).join(" ")).join(" | ");
 }
 var USAGE = `Usage: ${RECORDING.map((form2) => `wrap ${usageOf([form2])}`).join("\n       ")}
 Runs COMMAND (default: server.mjs) and records every line to FILE (default: wire.log), both
@@ -1464,14 +1520,16 @@ var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) exitWithUsage(process.stderr, MISUSE);
 var { values, positionals: [, logPath, ...extra] } = parsed;
-var form = (reader?.forms ?? RECORDING).find((each) => each.log === true === (logPath !== void 0) && each.command !== void 0 === (split !== -1) && each.command === "url" === (values.listen !== void 0));
-var takes = form?.options ?? [];
+var fitting = (reader?.forms ?? RECORDING).filter((each) => each.log === true === (logPath !== void 0) && each.command !== void 0 === (split !== -1) && (each.needs === void 0 || values[each.needs] !== void 0));
+var form = fitting.find((each) => each.needs !== void 0) ?? fitting[0];
+var takes = [...form?.options ?? [], ...form?.needs ? [form.needs] : []];
 var timeoutMs = Number(values.timeout ?? 5e3);
 var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
 var emptyWord = [values.log, values.out, logPath, command].includes("");
 var badTimeout = !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > LONGEST_TIMEOUT_MS;
-var endpoint = form?.command === "url" ? attempt(() => new URL(command ?? "")) : void 0;
-var badUrl = form?.command === "url" && (!/^https?:$/.test(endpoint?.protocol ?? "") || args.length > 0 || !LISTEN_ADDRESS.test(values.listen ?? ""));
+var target = form?.command === "url" ? command : values.url;
+var endpoint = attempt(() => new URL(target ?? ""));
+var badUrl = target !== void 0 && !/^https?:$/.test(endpoint?.protocol ?? "") || form?.command === "url" && (args.length > 0 || !LISTEN_ADDRESS.test(values.listen ?? ""));
 var wrong = extra.length > 0 || foreignOption || emptyWord || badTimeout || badUrl;
 if (wrong || form === void 0 || command === void 0) exitWithUsage(process.stderr, MISUSE);
 if (reader === void 0 && values.listen !== void 0) {
