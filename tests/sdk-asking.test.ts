@@ -51,7 +51,7 @@ after(async () => {
 
 /** What the tests ask of either SDK's client, and what its handlers saw. */
 interface Peer {
-  call(name: string, args: object, meta?: object): Promise<unknown>;
+  call(name: string, args: object, meta?: { [key: string]: unknown }): Promise<unknown>;
   setLevel(level: "debug" | "info" | "warning"): Promise<unknown>;
   logs: unknown[];
   asked: string[];
