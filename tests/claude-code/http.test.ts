@@ -121,10 +121,10 @@ async function runSession(label: string, file: string): Promise<Session> {
 /** A copy of server.ts that offers `tools.listChanged`, built the project's way; its path. */
 async function buildListChanged(): Promise<string> {
   const folder = scratch("http-list-changed");
-  const plain = "const CAPABILITIES = { tools: {} };";
+  const plain = "const CAPABILITIES: JSONObject = { tools: {} };";
   const source = readFileSync(join(root, "server.ts"), "utf8");
   if (!source.includes(plain)) throw new Error(`server.ts no longer has the line ${plain}`);
-  writeFileSync(join(folder, "server.ts"), source.replace(plain, "const CAPABILITIES = { tools: { listChanged: true } };"));
+  writeFileSync(join(folder, "server.ts"), source.replace(plain, "const CAPABILITIES: JSONObject = { tools: { listChanged: true } };"));
   const built = join(folder, "server.mjs");
   const foreign = await bundle(join(folder, "server.ts"), built);
   if (foreign.length > 0) throw new Error(`the copy of server.ts imports ${foreign.join(", ")}`);
@@ -219,7 +219,7 @@ test("Claude Code sends server/discover, then tools/list and tools/call, and nev
   assert.deepEqual(methodsOf(exchanges), ["server/discover", "tools/list", "tools/call"], exchangesText(exchanges));
   const probe = answerOf(sent(exchanges, "server/discover"));
   assert.ok(isObject(probe) && isObject(probe.result), "the server answered the probe");
-  assert.deepEqual(probe.result.capabilities, { tools: {} });
+  assert.deepEqual(probe.result.capabilities, { tools: {}, logging: {} });
 
   const call = sent(exchanges, "tools/call");
   assert.equal(paramsOf(call).name, "add");

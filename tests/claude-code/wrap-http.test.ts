@@ -37,7 +37,8 @@ const SESSION_TIMEOUT = { timeout: 300_000 };
 const FIXTURE = join(root, "tests", "fixtures", "claude-code-http.log");
 
 /** What one session left behind: how the turn ended, and wrap's log as lines. */
-interface Session { code: number | null; stderr: string; output: unknown; toolResults: string[][]; lines: string[] }
+interface Session { code: number | null; stderr: string; output: unknown; toolResults: string[][]; lines: string[];
+  built: string }
 
 let api: MessagesApi | undefined;
 
@@ -53,10 +54,10 @@ after(async () => {
 /** A copy of server.ts that offers `tools.listChanged`, built the project's way; its path. */
 async function buildListChanged(): Promise<string> {
   const folder = scratch("wrap-http-list-changed");
-  const plain = "const CAPABILITIES = { tools: {} };";
+  const plain = "const CAPABILITIES: JSONObject = { tools: {} };";
   const source = readFileSync(join(root, "server.ts"), "utf8");
   if (!source.includes(plain)) throw new Error(`server.ts no longer has the line ${plain}`);
-  writeFileSync(join(folder, "server.ts"), source.replace(plain, "const CAPABILITIES = { tools: { listChanged: true } };"));
+  writeFileSync(join(folder, "server.ts"), source.replace(plain, "const CAPABILITIES: JSONObject = { tools: { listChanged: true } };"));
   const built = join(folder, "server.mjs");
   const foreign = await bundle(join(folder, "server.ts"), built);
   if (foreign.length > 0) throw new Error(`the copy of server.ts imports ${foreign.join(", ")}`);
@@ -69,7 +70,8 @@ async function recordSession(): Promise<Session> {
   const env = isolatedEnv(scratch("wrap-http-home"), api.url);
   const project = scratch("wrap-http-project");
   const logPath = join(scratch("wrap-http-log"), "wire.log");
-  const server = await startHttpServer(await buildListChanged());
+  const built = await buildListChanged();
+  const server = await startHttpServer(built);
   const wrap = start(process.execPath, [wrapPath, "--log", logPath, "--listen", "127.0.0.1:0", server.url]);
   try {
     await waitUntil(() => /listening on http:\/\/\S+\/mcp/.test(wrap.errors()), "wrap's listening line", 20_000);
@@ -86,7 +88,8 @@ async function recordSession(): Promise<Session> {
     if (process.env.UPDATE_FIXTURES === "1") copyFileSync(logPath, FIXTURE);
     const toolResults = api.requests.slice(from).map((request) => lastToolResults(request.body));
     return { code: finished.code, stderr: finished.stderr, output: parseBody(finished.stdout),
-      toolResults: toolResults.filter((found) => found.length > 0), lines: text().split("\n").filter((line) => line !== "") };
+      toolResults: toolResults.filter((found) => found.length > 0), lines: text().split("\n").filter((line) => line !== ""),
+      built };
   } finally {
     wrap.child.kill("SIGKILL");
     await server.stop();
@@ -149,4 +152,26 @@ test("wrap show reads the recorded HTTP session like a stdio one", SESSION_TIMEO
   assert.match(shown.stdout, /^─── # listen http:\/\/127\.0\.0\.1:\d+\/mcp → /);
   assert.match(shown.stdout, /→ tools\/call add #\S+ \{"a":100,"b":111\}/);
   assert.match(shown.stdout, /← #\S+ \d+\.\d ms result 100 \+ 111 = 211/);
+});
+
+test("stats, diagram and check read the recorded HTTP session, and a replay of it to the same server exits 0", SESSION_TIMEOUT, async () => {
+  const { lines, built } = await session();
+  const logPath = join(scratch("wrap-http-readers"), "wire.log");
+  writeFileSync(logPath, `${lines.join("\n")}\n`);
+  const stats = await run(process.execPath, [wrapPath, "stats", logPath], "");
+  assert.equal(stats.code, 0, stats.stderr);
+  assert.match(stats.stdout, /tools\/call/);
+  const diagram = await run(process.execPath, [wrapPath, "diagram", logPath], "");
+  assert.equal(diagram.code, 0, diagram.stderr);
+  assert.match(diagram.stdout, /C->>S: tools\/call add/);
+  const check = await run(process.execPath, [wrapPath, "check", logPath], "");
+  assert.match(check.stdout, /Over HTTP, not applied: /, check.stdout);
+  const server = await startHttpServer(built);
+  try {
+    const replay = await run(process.execPath, [wrapPath, "replay", logPath, "--url", server.url], "");
+    assert.equal(replay.code, 0, `${replay.stdout}${replay.stderr}`);
+    assert.match(replay.stdout, /replay: \d+ responses, \d+ match, 0 differ, 0 missing, 0 unexpected/);
+  } finally {
+    await server.stop();
+  }
 });
