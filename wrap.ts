@@ -1068,8 +1068,8 @@ function elicitAnswer(result: unknown): string | undefined {
   // client/elicitation: an ElicitResult is the one result whose `action` is a string.
   const action = dig(result, "action");
   if (typeof action !== "string") return undefined;
-  const content = dig(result, "content");
-  return content === undefined ? action : `${action} ${JSON.stringify(content)}`;
+  // No content, as with decline and cancel, stringifies to undefined, which words leaves out.
+  return words(action, JSON.stringify(dig(result, "content")));
 }
 
 /** Follows a request: keeps it until its response, with its round if it is a retry. */
@@ -1491,14 +1491,15 @@ function startReplay(line: CommandLine) {
     const sent = server.stdin.write(`${text}\n`);
     if (!sent) await once(server.stdin, "drain", { signal: exited.signal }).catch(() => {});
   };
-  // A server that outlives the end of its input is stopped after the same time limit; unref'd,
-  // so that a server that exits in time leaves no timer holding wrap.
-  const finish = async () => {
+  // A server that outlives the end of its input is stopped after the same time limit (check's
+  // own, its wrap, sooner with a signal it passes on); unref'd, so that a server that exits in
+  // time leaves no timer holding wrap.
+  const finish = async (signal: NodeJS.Signals = "SIGKILL", afterMs = line.timeoutMs) => {
     server.stdin.end();
-    setTimeout(() => server.kill("SIGKILL"), line.timeoutMs).unref();
+    setTimeout(() => server.kill(signal), afterMs).unref();
     if (!exited.signal.aborted) await once(exited.signal, "abort");
   };
-  const run = { ...replayState(line, exited.signal), server, noted: () => {}, send, finish };
+  const run = { ...replayState(line, exited.signal), noted: () => {}, send, finish };
   createInterface({ input: server.stdout }).on("line", (text) => hear(run, text));
   return run;
 }
@@ -1593,8 +1594,7 @@ async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
     const id = JSON.stringify(message.id);
     // The client answered a request of the server's only once it had come; so does replay.
     if (mark === "→" && request !== undefined) await waitFor(run, () => run.requested.has(id));
-    const recorded = { ...message, exchange: event.exchange };
-    if (mark === "←") await replayResponse(run, recorded, request);
+    if (mark === "←") await replayResponse(run, { ...message, exchange: event.exchange }, request);
   }
   if (event.mark !== "→") return;
   // The recorded line, with each requestState the replayed server replaced put back as its own.
@@ -1670,8 +1670,7 @@ function summary({ message, request, place }: Followed, event: LogEvent): string
   if (message.kind === "response") return responseSummary(message, event.elapsed);
   const args = dig(message.params, "arguments") ?? message.params;
   // An elicitation is read for its message to the user (client/elicitation), not its schema.
-  const asked = elicitationMessage(message.method, message.params);
-  const carried = asked ?? (args === undefined ? undefined : JSON.stringify(args));
+  const carried = elicitationMessage(message.method, message.params) ?? JSON.stringify(args);
   return words(request?.name ?? message.method, `#${JSON.stringify(message.id)}`, place, carried);
 }
 
@@ -2045,8 +2044,7 @@ function reviewMessage(review: Review, { mark, message, request }: Followed, eve
   const refused = method === "server/discover" && !offersModern(result);
   if (refused) judge(review, { refused }, "server/discover's answer");
   if (result === undefined) return;
-  review.server = String(dig(result, "serverInfo", "name") ??
-    dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review.server);
+  review.server = sideName([message], "result", "serverInfo") ?? review.server;
   if (method === "tools/call") judge(review, { result }, `a result of "${called}"`, called);
   if (method !== "tools/list") return;
   const tools = [dig(result, "tools")].flat().filter(isRecord);
@@ -2116,9 +2114,7 @@ async function openAs(line: CommandLine, [version, probe]: (typeof OPENINGS)[num
   if (!modern) await ask(server, { method: "notifications/initialized" });
   if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
-  server.server.stdin.end();
-  setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
-  if (!server.exited.aborted) await once(server.exited, "abort");
+  await server.finish("SIGTERM", KILL_AFTER_MS);
 }
 
 /** wrap check: what each of five agent CLIs would do with a server, from a log or from the server

@@ -569,8 +569,7 @@ function briefAsks(requests) {
 function elicitAnswer(result) {
   const action = dig(result, "action");
   if (typeof action !== "string") return void 0;
-  const content = dig(result, "content");
-  return content === void 0 ? action : `${action} ${JSON.stringify(content)}`;
+  return words(action, JSON.stringify(dig(result, "content")));
 }
 function followRequest(session, mark, message, exchange) {
   const name = dig(message.params, "name");
@@ -857,12 +856,12 @@ function startReplay(line) {
     if (!sent) await once(server.stdin, "drain", { signal: exited.signal }).catch(() => {
     });
   };
-  const finish = async () => {
+  const finish = async (signal = "SIGKILL", afterMs = line.timeoutMs) => {
     server.stdin.end();
-    setTimeout(() => server.kill("SIGKILL"), line.timeoutMs).unref();
+    setTimeout(() => server.kill(signal), afterMs).unref();
     if (!exited.signal.aborted) await once(exited.signal, "abort");
   };
-  const run = { ...replayState(line, exited.signal), server, noted: () => {
+  const run = { ...replayState(line, exited.signal), noted: () => {
   }, send, finish };
   createInterface({ input: server.stdout }).on("line", (text) => hear(run, text));
   return run;
@@ -936,8 +935,7 @@ async function replayEvent(run, event) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
-    const recorded = { ...message, exchange: event.exchange };
-    if (mark === "←") await replayResponse(run, recorded, request);
+    if (mark === "←") await replayResponse(run, { ...message, exchange: event.exchange }, request);
   }
   if (event.mark !== "→") return;
   const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
@@ -987,8 +985,7 @@ function summary({ message, request, place }, event) {
   if (message.kind === "notification") return notificationSummary(message);
   if (message.kind === "response") return responseSummary(message, event.elapsed);
   const args2 = dig(message.params, "arguments") ?? message.params;
-  const asked = elicitationMessage(message.method, message.params);
-  const carried = asked ?? (args2 === void 0 ? void 0 : JSON.stringify(args2));
+  const carried = elicitationMessage(message.method, message.params) ?? JSON.stringify(args2);
   return words(request?.name ?? message.method, `#${JSON.stringify(message.id)}`, place, carried);
 }
 function passes(shower, { message, request, failed }) {
@@ -1329,7 +1326,7 @@ function reviewMessage(review2, { mark, message, request }, event) {
   const refused = method === "server/discover" && !offersModern(result);
   if (refused) judge(review2, { refused }, "server/discover's answer");
   if (result === void 0) return;
-  review2.server = String(dig(result, "serverInfo", "name") ?? dig(result, "_meta", "io.modelcontextprotocol/serverInfo", "name") ?? review2.server);
+  review2.server = sideName([message], "result", "serverInfo") ?? review2.server;
   if (method === "tools/call") judge(review2, { result }, `a result of "${called}"`, called);
   if (method !== "tools/list") return;
   const tools = [dig(result, "tools")].flat().filter(isRecord);
@@ -1401,9 +1398,7 @@ async function openAs(line, [version, probe]) {
   if (!modern) await ask(server, { method: "notifications/initialized" });
   if (opened) await ask(server, { id: 2, method: "tools/list", params: modern ? META_PARAMS : {} });
   await new Promise((resolve) => setTimeout(resolve, 500));
-  server.server.stdin.end();
-  setTimeout(() => server.server.kill("SIGTERM"), KILL_AFTER_MS).unref();
-  if (!server.exited.aborted) await once(server.exited, "abort");
+  await server.finish("SIGTERM", KILL_AFTER_MS);
 }
 async function check(line) {
   const { logPath: logPath2, runs, values: values2 } = line;
