@@ -441,7 +441,7 @@ function tapBody(writer, body, source) {
   body.on("close", () => body.readableEnded || end());
 }
 function forward(listener, incoming, outgoing) {
-  const { writer, upstream } = listener;
+  const { writer, upstream, target: { hostname, port, auth } } = listener;
   const exchange = listener.exchanges += 1;
   const from = `from ${incoming.socket.remoteAddress}:${incoming.socket.remotePort}`;
   const head = `${incoming.method} ${incoming.url} ${from}`;
@@ -459,7 +459,8 @@ function forward(listener, incoming, outgoing) {
     else outgoing.writeHead(502, { "content-type": "text/plain" }).end(`wrap: ${why}
 `);
   };
-  const request = send({ ...listener.target, method: incoming.method, path, headers }, (answer) => {
+  const options = { hostname, port, auth, method: incoming.method, path, headers };
+  const request = send(options, (answer) => {
     answerBack(writer, exchange, answer, outgoing);
     answer.on("error", failed);
   });
@@ -492,9 +493,7 @@ function hostOf(address) {
 function listen(address, url, logPath2) {
   const writer = openLog(logPath2);
   const upstream = new URL(url);
-  const { hostname, port: upstreamPort, auth } = urlToHttpOptions(upstream);
-  const target2 = { hostname, port: upstreamPort, auth };
-  const listener = { writer, upstream, target: target2, exchanges: 0 };
+  const listener = { writer, upstream, target: urlToHttpOptions(upstream), exchanges: 0 };
   const [, host = "127.0.0.1", port = ""] = LISTEN_ADDRESS.exec(address) ?? [];
   const server = createServer((incoming, outgoing) => forward(listener, incoming, outgoing));
   server.on("error", (error) => cannot(`listen on ${address}`, error));
