@@ -11,7 +11,7 @@
 // stream stays a stream; only the hop-by-hop headers are the proxy's own (RFC 9110 §7.6.1). A
 // client that closes its answer early closes the upstream request too, as 2026-07-28 cancels a
 // call.
-import { Agent, createServer, request } from "node:http";
+import { createServer, globalAgent, request } from "node:http";
 import process from "node:process";
 
 const [option, address = "", url = ""] = process.argv.slice(2);
@@ -42,8 +42,9 @@ function upstreamPath(path = "/") {
   return `${target.pathname}${joined === "" ? "" : `?${joined}`}`;
 }
 
-// Keep-alive towards the upstream, as a proxy keeps its connections warm.
-const agent = new Agent({ keepAlive: true });
+// Towards the upstream, node:http's default agent, as wrap uses: keep-alive (a proxy keeps its
+// connections warm), Nagle off (noDelay), an idle socket closed after 5 s, LIFO reuse.
+const agent = globalAgent;
 
 const server = createServer((incoming, outgoing) => {
   const options = { host: target.hostname, port: target.port, agent, method: incoming.method,

@@ -5,10 +5,12 @@
  *
  * Three paths to the same upstream, a fresh `node dist/server.mjs --http 127.0.0.1:0` each
  * round: direct (no proxy), the bare proxy (bench/bare-http-proxy.mjs, the floor: it streams
- * both ways and does nothing else), and `node dist/wrap.mjs --log FILE --listen 127.0.0.1:0 URL`,
- * which records every exchange. Each proxy names its endpoint in one stderr line, the one that
- * says "listening on". Every call is the 2026-07-28 tools/call of `add` that bench/http.ts sends,
- * from a node:http client over keep-alive connections:
+ * both ways and does nothing else; it reaches the upstream through node:http's default agent,
+ * as wrap does, so that neither has a warmer pool), and
+ * `node dist/wrap.mjs --log FILE --listen 127.0.0.1:0 URL`, which records every exchange. Each
+ * proxy names its endpoint in one stderr line, the one that says "listening on". Every call is
+ * the 2026-07-28 tools/call of `add` that bench/http.ts sends, from a node:http client over
+ * keep-alive connections:
  * - latency: over one connection, after a warm-up, sequential round trips, p50 and p99; what a
  *   proxy adds is its p50 less the direct p50 of the same round;
  * - a burst: CONNECTIONS calls in flight, each connection calling again once answered, until
@@ -255,6 +257,9 @@ function preamble(): string[] {
       "every path; the calls are bench/http.ts's.",
     `p50 and p99: of ${decimal(LATENCY_CALLS, 0)} sequential calls over one connection, after ` +
       `${WARM_UP_CALLS} to warm up; added p50: less the direct p50 of the round.`,
+    "Towards the upstream both proxies use node:http's default agent (http.globalAgent: " +
+      "keep-alive, Nagle off, an idle socket closed after 5 s); towards the client, node:http's " +
+      "server defaults (Nagle off, keep-alive).",
     `Burst: ${CONNECTIONS} calls in flight until ${decimal(BURST_CALLS, 0)} are answered, the ` +
       `time to the last answer; the median of ${BURSTS_PER_ROUND} bursts.`,
     `Events: one stream of ${decimal(EVENTS, 0)} events from bench/event-upstream.mjs, one ` +

@@ -15,8 +15,7 @@ import { createInterface } from "node:readline";
 import { constants } from "node:os";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
-import { finished } from "node:stream";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, urlToHttpOptions } from "node:url";
 import { parseArgs } from "node:util";
 var PIPES_GRACE_MS = 2e3;
 var CANNOT_START = 127;
@@ -283,10 +282,10 @@ function logLater(writer, crossing, from) {
   if (crossing.kind === "chunk" && writer.behind > MAX_BEHIND) writer.paused.push(from.pause());
   writer.timer ??= setTimeout(whenQuiet, QUIET_MS, writer);
 }
-function note(writer, text) {
+function note(writer, text, soon = false) {
   while (writer.unread.length > 0) catchUp(writer);
   noteEvent(writer.tap, performance.now(), text);
-  catchUp(writer);
+  if (!soon) catchUp(writer);
 }
 function whenQuiet(writer) {
   const { unread } = writer;
@@ -401,15 +400,17 @@ var MCP_HEADERS = [
   "last-event-id"
 ];
 function headerPairs(raw, keeps) {
-  return raw.flatMap((name, at) => at % 2 === 0 && keeps(name.toLowerCase()) ? [[name, raw[at + 1] ?? ""]] : []);
+  const kept = raw.map((name, at) => at % 2 === 0 && keeps(name.toLowerCase()));
+  return raw.filter((_, at) => kept[at - at % 2]);
 }
-function endToEnd(raw, also = []) {
-  const named = headerPairs(raw, (name) => name === "connection").flatMap(([, value]) => value.toLowerCase().split(",").map((name) => name.trim()));
-  const dropped = [...HOP_BY_HOP, ...named, ...also];
-  return headerPairs(raw, (name) => !dropped.includes(name)).flat();
+function endToEnd(message, also = []) {
+  const named = String(message.headers.connection ?? "").toLowerCase().split(",");
+  const dropped = /* @__PURE__ */ new Set([...HOP_BY_HOP, ...named.map((name) => name.trim()), ...also]);
+  return headerPairs(message.rawHeaders, (name) => !dropped.has(name));
 }
 function headFields(raw) {
-  return headerPairs(raw, (name) => isSecretKey(name) || MCP_HEADERS.includes(name)).map(([name, value]) => `${name}: ${isSecretKey(name) ? REDACTED : value}`);
+  const kept = headerPairs(raw, (name) => MCP_HEADERS.includes(name) || isSecretKey(name));
+  return kept.flatMap((name, at) => at % 2 ? [] : [`${name}: ${isSecretKey(name) ? REDACTED : kept[at + 1]}`]);
 }
 function upstreamPath(upstream, path) {
   const at = path.indexOf("?");
@@ -419,21 +420,33 @@ function upstreamPath(upstream, path) {
   return `${upstream.pathname}${joined === "" ? "" : `?${joined}`}`;
 }
 function tapBody(writer, body, source) {
-  const log = (chunk) => {
-    logLater(writer, { ...source, kind: "chunk", chunk, now: performance.now() }, body);
-  };
-  const end = () => logLater(writer, { ...source, kind: "end", now: performance.now() }, body);
-  if (source.mark === "←") body.prependListener("data", log).prependListener("end", end);
+  const { mark, exchange, events } = source;
+  const log = (chunk) => logLater(writer, {
+    mark,
+    exchange,
+    events,
+    kind: "chunk",
+    chunk,
+    now: performance.now()
+  }, body);
+  const end = () => logLater(writer, {
+    mark,
+    exchange,
+    events,
+    kind: "end",
+    now: performance.now()
+  }, body);
+  if (mark === "←") body.prependListener("data", log).prependListener("end", end);
   else body.on("data", log).on("end", end);
   body.on("close", () => body.readableEnded || end());
 }
 function forward(listener, incoming, outgoing) {
-  const { writer, upstream } = listener;
+  const { writer, upstream, target: { hostname, port, auth } } = listener;
   const exchange = listener.exchanges += 1;
   const from = `from ${incoming.socket.remoteAddress}:${incoming.socket.remotePort}`;
   const head = `${incoming.method} ${incoming.url} ${from}`;
-  note(writer, headNote(exchange, head, headFields(incoming.rawHeaders)));
-  const headers = [...endToEnd(incoming.rawHeaders, ["host"]), "Host", upstream.host];
+  note(writer, headNote(exchange, head, headFields(incoming.rawHeaders)), true);
+  const headers = [...endToEnd(incoming, ["host"]), "Host", upstream.host];
   const path = upstreamPath(upstream, incoming.url ?? "/");
   const send = upstream.protocol === "https:" ? httpsRequest : httpRequest;
   let ended = false;
@@ -446,13 +459,14 @@ function forward(listener, incoming, outgoing) {
     else outgoing.writeHead(502, { "content-type": "text/plain" }).end(`wrap: ${why}
 `);
   };
-  const request = send(upstream, { method: incoming.method, path, headers }, (answer) => {
+  const options = { hostname, port, auth, method: incoming.method, path, headers };
+  const request = send(options, (answer) => {
     answerBack(writer, exchange, answer, outgoing);
-    finished(answer, (error) => error && failed(error));
+    answer.on("error", failed);
   });
   request.on("error", failed);
   incoming.pipe(request);
-  tapBody(writer, incoming, { mark: "→", exchange });
+  tapBody(writer, incoming, { mark: "→", exchange, events: false });
   outgoing.on("close", () => {
     if (outgoing.writableFinished || ended) return;
     ended = true;
@@ -463,11 +477,11 @@ function forward(listener, incoming, outgoing) {
 function answerBack(writer, exchange, answer, outgoing) {
   const type = answer.headers["content-type"];
   const status = words(String(answer.statusCode), type);
-  note(writer, headNote(exchange, status, headFields(answer.rawHeaders)));
-  outgoing.sendDate = false;
-  outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
-  outgoing.flushHeaders();
   const events = /^text\/event-stream\b/i.test(type ?? "");
+  note(writer, headNote(exchange, status, headFields(answer.rawHeaders)), !events);
+  outgoing.sendDate = false;
+  outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer));
+  if (events) outgoing.flushHeaders();
   tapBody(writer, answer, { mark: "←", exchange, events });
   answer.pipe(outgoing);
 }
@@ -478,7 +492,8 @@ function hostOf(address) {
 }
 function listen(address, url, logPath2) {
   const writer = openLog(logPath2);
-  const listener = { writer, upstream: new URL(url), exchanges: 0 };
+  const upstream = new URL(url);
+  const listener = { writer, upstream, target: urlToHttpOptions(upstream), exchanges: 0 };
   const [, host = "127.0.0.1", port = ""] = LISTEN_ADDRESS.exec(address) ?? [];
   const server = createServer((incoming, outgoing) => forward(listener, incoming, outgoing));
   server.on("error", (error) => cannot(`listen on ${address}`, error));
