@@ -365,9 +365,12 @@ describe("the deploy tool, which asks the user", () => {
     const meta = metaOf(call);
     assert.equal(meta?.["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
     assert.deepEqual(meta?.["io.modelcontextprotocol/clientCapabilities"], CAPABILITIES);
-    const result = resultFor(turn.events, call.id, "←");
-    assert.equal(result.resultType, "complete");
-    assert.equal(result.isError, true);
+    // deploy lets elicit's refusal pass: in 2026-07-28 that is -32021, naming the capability
+    // (basic/index: the server MUST), and Qwen Code tells the model the error's message.
+    const answered = responseTo(turn.events, call.id, "←")?.message;
+    const data = { requiredCapabilities: { elicitation: {} } };
+    assert.ok(isObject(answered));
+    assert.deepEqual(answered.error, { code: -32021, message: NO_ELICITATION, data });
     assert.ok(turn.told[0]?.includes(NO_ELICITATION), turn.told[0]);
   });
 });
