@@ -48,7 +48,7 @@ import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_p
 import { isUtf8 } from "node:buffer";
 import { openSync, watch, watchFile, writeSync } from "node:fs";
 import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage,
-  type RequestOptions, type Server, type ServerResponse } from "node:http";
+  type RequestOptions, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { access, open, stat, writeFile } from "node:fs/promises";
 import { EventEmitter, once } from "node:events";
@@ -283,7 +283,8 @@ function startedCommand(event: LogEvent): string | undefined {
 
 /** Where bytes cross: a stdio stream, by its mark, or over HTTP a body of exchange `exchange`,
  * an event stream's when `events`. The tap cuts each one's lines apart from the others'. */
-type Source = { mark: "→" | "←" | "!"; exchange?: number; events?: boolean };
+type Source = { mark: "→" | "←" | "!"; exchange?: number | undefined;
+  events?: boolean | undefined };
 
 /** What crossed, as the tap is handed it, and when (performance.now()): in the log's order.
  * wrap's own notes are not crossings: the log writer hands them over once the tap has caught up. */
@@ -358,19 +359,17 @@ function takeLine(tap: Tap, key: string): { kept: Buffer; size: number } {
  */
 function chunkEvents(tap: Tap, crossing: Extract<Crossing, { kind: "chunk" }>): void {
   const { chunk, now } = crossing;
+  // An event stream's lines are read for its events; any other line is an event of its own.
+  const lineEnded = crossing.events === true ? eventStreamLine : lineEvent;
   for (let start = 0; start < chunk.length;) {
     const end = chunk.indexOf(0x0a, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
     keepPiece(unendedOf(tap, sourceKey(crossing)), piece);
     if (end === -1) return;
-    if (crossing.events === true) eventStreamLine(tap, crossing, now);
-    else lineEvent(tap, crossing, now);
+    lineEnded(tap, crossing, now);
     start = end + 1;
   }
 }
-
-/** The field name of an event stream's data line, with its colon. */
-const DATA_FIELD = Buffer.from("data:");
 
 /**
  * Reads a line of an event stream (HTML §9.2.6, interpreting an event stream): a data line's
@@ -384,9 +383,9 @@ function eventStreamLine(tap: Tap, source: Source, now: number): void {
   const line = kept.at(-1) === 0x0d ? kept.subarray(0, -1) : kept;
   const data = `${key} data`;
   if (line.length === 0 && unendedOf(tap, data).size > 0) lineEvent(tap, source, now, data);
-  if (!line.subarray(0, DATA_FIELD.length).equals(DATA_FIELD)) return;
+  if (line.toString("latin1", 0, 5) !== "data:") return;
   // One space after the colon is not the value's (HTML §9.2.6).
-  const value = line.subarray(line[DATA_FIELD.length] === 0x20 ? 6 : 5);
+  const value = line.subarray(line[5] === 0x20 ? 6 : 5);
   const event = unendedOf(tap, data);
   keepPiece(event, value);
   // A data line cut short counts whole, so that the event is noted as cut.
@@ -676,24 +675,34 @@ function spawned<T extends ChildProcess>(command: string, start: () => T,
   }
 }
 
+/**
+ * Hands each chunk a stream carries to the log writer, and its end. A server's chunks and end
+ * (←) are handed over before the plumbing passes them on, and a client's after: in a
+ * conversation the client never holds a response the log lacks, since the log writer writes at
+ * once, and the request it answers was logged before it came. Each crossing is spelled out:
+ * spread from `source`, it would cost some 3 µs more (V8 11).
+ */
+function tapStream(writer: LogWriter, from: Readable, source: Source): void {
+  const { mark, exchange, events } = source;
+  const log = (chunk: Buffer) => logLater(writer, { mark, exchange, events, kind: "chunk", chunk,
+    now: performance.now() }, from);
+  const end = () => logLater(writer, { mark, exchange, events, kind: "end",
+    now: performance.now() }, from);
+  if (mark === "←") from.prependListener("data", log).prependListener("end", end);
+  else from.on("data", log).on("end", end);
+  // An HTTP body cut short ends all the same, so that the tap lets go of what it holds of it.
+  if (exchange !== undefined) from.on("close", () => from.readableEnded || end());
+}
+
 /** Passes a stream's bytes on untouched, and hands each chunk to the log writer as well. */
 function relay(plumbing: Plumbing, from: Readable, to: Writable, mark: "→" | "←" | "!"): void {
-  const { writer } = plumbing;
   // wrap's stderr is wrap's own too, and stays open when the server's ends.
   from.pipe(to, { end: mark !== "!" });
-  const log = (chunk: Buffer) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() }, from);
-  };
-  // A line the client sends is passed on first, and a line the server sends is handed to the
-  // log writer first: in a conversation the client never holds a response the log lacks,
-  // since the log writer writes at once, and the request it answers was logged before it came.
-  if (mark === "←") from.prependListener("data", log);
-  else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }, from));
+  tapStream(plumbing.writer, from, { mark });
   // pipe() stops at a write error (EPIPE: the reader has gone); keep reading so the log sees
   // every line.
   to.on("error", (error) => {
-    note(writer, `cannot pass ${mark} on: ${error.message}`);
+    note(plumbing.writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
     if (mark === "←") stop(plumbing, "SIGTERM", "the client is gone: wrap's stdout is closed");
   });
@@ -808,27 +817,10 @@ function headFields(raw: readonly string[]): string[] {
 /** The path a request goes to on the server: the endpoint's, with the query of a request for
  * /mcp appended to its own; any other path as it is, at the endpoint's origin. */
 function upstreamPath(upstream: URL, path: string): string {
-  const at = path.indexOf("?");
-  if ((at === -1 ? path : path.slice(0, at)) !== "/mcp") return path;
-  const query = [upstream.search.slice(1), at === -1 ? "" : path.slice(at + 1)];
-  const joined = query.filter((part) => part !== "").join("&");
-  return `${upstream.pathname}${joined === "" ? "" : `?${joined}`}`;
-}
-
-/** Hands each chunk of a body to the log writer, and its end, or its end cut short. Each
- * crossing is spelled out: spread from `source`, it would cost some 3 µs more (V8 11). */
-function tapBody(writer: LogWriter, body: IncomingMessage, source: Required<Source>): void {
-  const { mark, exchange, events } = source;
-  const log = (chunk: Buffer) => logLater(writer, { mark, exchange, events, kind: "chunk", chunk,
-    now: performance.now() }, body);
-  const end = () => logLater(writer, { mark, exchange, events, kind: "end",
-    now: performance.now() }, body);
-  // An answer's chunks and end are logged before they are passed on, as on stdio; a request's
-  // after.
-  if (mark === "←") body.prependListener("data", log).prependListener("end", end);
-  else body.on("data", log).on("end", end);
-  // A body cut short ends all the same, so that the tap lets go of what it holds of it.
-  body.on("close", () => body.readableEnded || end());
+  const [name, ...query] = path.split("?");
+  if (name !== "/mcp") return path;
+  const joined = [upstream.search.slice(1), query.join("?")].filter((part) => part !== "");
+  return `${upstream.pathname}${joined.length === 0 ? "" : `?${joined.join("&")}`}`;
 }
 
 /** Forwards one exchange: notes the request's head, passes its body on, and its answer back. */
@@ -859,7 +851,7 @@ function forward(listener: Listener, incoming: IncomingMessage, outgoing: Server
   });
   request.on("error", failed);
   incoming.pipe(request);
-  tapBody(writer, incoming, { mark: "→", exchange, events: false });
+  tapStream(writer, incoming, { mark: "→", exchange, events: false });
   outgoing.on("close", () => {
     if (outgoing.writableFinished || ended) return;
     ended = true;
@@ -882,15 +874,8 @@ function answerBack(writer: LogWriter, exchange: number, answer: IncomingMessage
   outgoing.sendDate = false;
   outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer));
   if (events) outgoing.flushHeaders();
-  tapBody(writer, answer, { mark: "←", exchange, events });
+  tapStream(writer, answer, { mark: "←", exchange, events });
   answer.pipe(outgoing);
-}
-
-/** The address a server listens on, as a URL's host: an IPv6 one in brackets. */
-function hostOf(address: ReturnType<Server["address"]>): string {
-  if (address === null || typeof address === "string") return String(address);
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return `${host}:${address.port}`;
 }
 
 /**
@@ -906,7 +891,12 @@ function listen(address: string, url: string, logPath: string): void {
   const server = createServer((incoming, outgoing) => forward(listener, incoming, outgoing));
   server.on("error", (error) => cannot(`listen on ${address}`, error));
   server.listen(Number(port), host.replace(/^\[(.*)\]$/, "$1"), () => {
-    const local = `http://${hostOf(server.address())}/mcp`;
+    // A server on TCP has an address of its own (a pipe's is a string): as a URL's host, an IPv6
+    // one in brackets.
+    const bound = server.address();
+    if (!isRecord(bound)) return;
+    const ip = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+    const local = `http://${ip}:${bound.port}/mcp`;
     note(writer, listenNote(local, url));
     warn(`listening on ${local}, recording to ${logPath}, forwarding to ${url}`);
   });
@@ -2278,12 +2268,11 @@ const { values, positionals: [, logPath, ...extra] } = parsed;
 // command (server.mjs when none is named), or with --listen forwards to a URL; replay reads a log
 // and runs a command after `--`, check does one of the two (it records its own log from its
 // command), the others read a log.
-const fitting = (reader?.forms ?? RECORDING).filter((each) => (each.log === true) ===
+// Where two forms fit, the later is taken: the HTTP recorder's, which needs --listen given,
+// before the stdio one's.
+const form = (reader?.forms ?? RECORDING).findLast((each) => (each.log === true) ===
   (logPath !== undefined) && (each.command !== undefined) === (split !== -1) &&
   (each.needs === undefined || values[each.needs] !== undefined));
-// A form that needs an option given is taken before one that needs none (the HTTP recorder's
-// before the stdio one's).
-const form = fitting.find((each) => each.needs !== undefined) ?? fitting[0];
 // A form takes the options it names, and the one it needs: recording, --log alone.
 const takes: readonly string[] = [...(form?.options ?? []), ...(form?.needs ? [form.needs] : [])];
 // How long replay waits for each response.

@@ -139,25 +139,24 @@ function takeLine(tap, key) {
 }
 function chunkEvents(tap, crossing) {
   const { chunk, now } = crossing;
+  const lineEnded = crossing.events === true ? eventStreamLine : lineEvent;
   for (let start = 0; start < chunk.length; ) {
     const end = chunk.indexOf(10, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
     keepPiece(unendedOf(tap, sourceKey(crossing)), piece);
     if (end === -1) return;
-    if (crossing.events === true) eventStreamLine(tap, crossing, now);
-    else lineEvent(tap, crossing, now);
+    lineEnded(tap, crossing, now);
     start = end + 1;
   }
 }
-var DATA_FIELD = Buffer.from("data:");
 function eventStreamLine(tap, source, now) {
   const key = sourceKey(source);
   const { kept, size } = takeLine(tap, key);
   const line = kept.at(-1) === 13 ? kept.subarray(0, -1) : kept;
   const data = `${key} data`;
   if (line.length === 0 && unendedOf(tap, data).size > 0) lineEvent(tap, source, now, data);
-  if (!line.subarray(0, DATA_FIELD.length).equals(DATA_FIELD)) return;
-  const value = line.subarray(line[DATA_FIELD.length] === 32 ? 6 : 5);
+  if (line.toString("latin1", 0, 5) !== "data:") return;
+  const value = line.subarray(line[5] === 32 ? 6 : 5);
   const event = unendedOf(tap, data);
   keepPiece(event, value);
   event.size += size - kept.length;
@@ -326,17 +325,32 @@ function spawned(command2, start, noted = () => {
     return failed(error);
   }
 }
+function tapStream(writer, from, source) {
+  const { mark, exchange, events } = source;
+  const log = (chunk) => logLater(writer, {
+    mark,
+    exchange,
+    events,
+    kind: "chunk",
+    chunk,
+    now: performance.now()
+  }, from);
+  const end = () => logLater(writer, {
+    mark,
+    exchange,
+    events,
+    kind: "end",
+    now: performance.now()
+  }, from);
+  if (mark === "←") from.prependListener("data", log).prependListener("end", end);
+  else from.on("data", log).on("end", end);
+  if (exchange !== void 0) from.on("close", () => from.readableEnded || end());
+}
 function relay(plumbing, from, to, mark) {
-  const { writer } = plumbing;
   from.pipe(to, { end: mark !== "!" });
-  const log = (chunk) => {
-    logLater(writer, { kind: "chunk", mark, chunk, now: performance.now() }, from);
-  };
-  if (mark === "←") from.prependListener("data", log);
-  else from.on("data", log);
-  from.on("end", () => logLater(writer, { kind: "end", mark, now: performance.now() }, from));
+  tapStream(plumbing.writer, from, { mark });
   to.on("error", (error) => {
-    note(writer, `cannot pass ${mark} on: ${error.message}`);
+    note(plumbing.writer, `cannot pass ${mark} on: ${error.message}`);
     from.resume();
     if (mark === "←") stop(plumbing, "SIGTERM", "the client is gone: wrap's stdout is closed");
   });
@@ -413,32 +427,10 @@ function headFields(raw) {
   return kept.flatMap((name, at) => at % 2 ? [] : [`${name}: ${isSecretKey(name) ? REDACTED : kept[at + 1]}`]);
 }
 function upstreamPath(upstream, path) {
-  const at = path.indexOf("?");
-  if ((at === -1 ? path : path.slice(0, at)) !== "/mcp") return path;
-  const query = [upstream.search.slice(1), at === -1 ? "" : path.slice(at + 1)];
-  const joined = query.filter((part) => part !== "").join("&");
-  return `${upstream.pathname}${joined === "" ? "" : `?${joined}`}`;
-}
-function tapBody(writer, body, source) {
-  const { mark, exchange, events } = source;
-  const log = (chunk) => logLater(writer, {
-    mark,
-    exchange,
-    events,
-    kind: "chunk",
-    chunk,
-    now: performance.now()
-  }, body);
-  const end = () => logLater(writer, {
-    mark,
-    exchange,
-    events,
-    kind: "end",
-    now: performance.now()
-  }, body);
-  if (mark === "←") body.prependListener("data", log).prependListener("end", end);
-  else body.on("data", log).on("end", end);
-  body.on("close", () => body.readableEnded || end());
+  const [name, ...query] = path.split("?");
+  if (name !== "/mcp") return path;
+  const joined = [upstream.search.slice(1), query.join("?")].filter((part) => part !== "");
+  return `${upstream.pathname}${joined.length === 0 ? "" : `?${joined.join("&")}`}`;
 }
 function forward(listener, incoming, outgoing) {
   const { writer, upstream, target: { hostname, port, auth } } = listener;
@@ -466,7 +458,7 @@ function forward(listener, incoming, outgoing) {
   });
   request.on("error", failed);
   incoming.pipe(request);
-  tapBody(writer, incoming, { mark: "→", exchange, events: false });
+  tapStream(writer, incoming, { mark: "→", exchange, events: false });
   outgoing.on("close", () => {
     if (outgoing.writableFinished || ended) return;
     ended = true;
@@ -482,13 +474,8 @@ function answerBack(writer, exchange, answer, outgoing) {
   outgoing.sendDate = false;
   outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer));
   if (events) outgoing.flushHeaders();
-  tapBody(writer, answer, { mark: "←", exchange, events });
+  tapStream(writer, answer, { mark: "←", exchange, events });
   answer.pipe(outgoing);
-}
-function hostOf(address) {
-  if (address === null || typeof address === "string") return String(address);
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  return `${host}:${address.port}`;
 }
 function listen(address, url, logPath2) {
   const writer = openLog(logPath2);
@@ -498,7 +485,10 @@ function listen(address, url, logPath2) {
   const server = createServer((incoming, outgoing) => forward(listener, incoming, outgoing));
   server.on("error", (error) => cannot(`listen on ${address}`, error));
   server.listen(Number(port), host.replace(/^\[(.*)\]$/, "$1"), () => {
-    const local = `http://${hostOf(server.address())}/mcp`;
+    const bound = server.address();
+    if (!isRecord(bound)) return;
+    const ip = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+    const local = `http://${ip}:${bound.port}/mcp`;
     note(writer, listenNote(local, url));
     warn(`listening on ${local}, recording to ${logPath2}, forwarding to ${url}`);
   });
@@ -1530,8 +1520,7 @@ var config = { args: ownWords, options: OPTIONS, allowPositionals: true };
 var parsed = attempt(() => parseArgs(config));
 if (parsed === void 0) exitWithUsage(process.stderr, MISUSE);
 var { values, positionals: [, logPath, ...extra] } = parsed;
-var fitting = (reader?.forms ?? RECORDING).filter((each) => each.log === true === (logPath !== void 0) && each.command !== void 0 === (split !== -1) && (each.needs === void 0 || values[each.needs] !== void 0));
-var form = fitting.find((each) => each.needs !== void 0) ?? fitting[0];
+var form = (reader?.forms ?? RECORDING).findLast((each) => each.log === true === (logPath !== void 0) && each.command !== void 0 === (split !== -1) && (each.needs === void 0 || values[each.needs] !== void 0));
 var takes = [...form?.options ?? [], ...form?.needs ? [form.needs] : []];
 var timeoutMs = Number(values.timeout ?? 5e3);
 var foreignOption = Object.keys(values).some((option) => !takes.includes(option));
