@@ -276,30 +276,29 @@ function startedCommand(event: LogEvent): string | undefined {
 }
 
 // ---- The recorder, part 1: the tap, which cuts lines, notes them and pairs them ----
-// The tap owns the start of each stream's line that has not ended yet, the requests in
-// flight, and the log's events it has made until the log writer takes them. It turns what
-// crossed into those events, and finds the warning wrap prints for a polluted stdout; it does
-// no I/O, and never sees the pipes.
+// The tap owns the requests in flight, and the log's events it has made until the log writer
+// takes them; the start of each stream's line that has not ended yet comes with what crossed
+// it (Crossing). It turns what crossed into those events, and finds the warning wrap prints for
+// a polluted stdout; it does no I/O, and never sees the pipes.
 
 /** Where bytes cross: a stdio stream, by its mark, or over HTTP a body of exchange `exchange`,
- * an event stream's when `events`. The tap cuts each one's lines apart from the others'. */
+ * an event stream's when `events`. */
 type Source = { mark: "→" | "←" | "!"; exchange?: number | undefined;
   events?: boolean | undefined };
-
-/** What crossed, as the tap is handed it, and when (performance.now()): in the log's order.
- * wrap's own notes are not crossings: the log writer hands them over once the tap has caught up. */
-type Crossing = Source &
-  ({ kind: "chunk"; chunk: Buffer; now: number } | { kind: "end"; now: number });
 
 /** The start of a line that has not ended yet: its pieces, as far as the log keeps a line
  * (LONGEST_LOGGED), and its whole size so far. */
 type Unended = { pieces: Buffer[]; size: number };
 
+/** What crossed, as the tap is handed it, and when (performance.now()): in the log's order. Each
+ * carries its source's line not ended yet, and an event stream's event data so far, which the
+ * tap adds to: so each source's lines are cut apart from the others'. wrap's own notes are not
+ * crossings: the log writer hands them over once the tap has caught up. */
+type Crossing = Source & { line: Unended; data: Unended } &
+  ({ kind: "chunk"; chunk: Buffer; now: number } | { kind: "end"; now: number });
+
 /** The tap's state, all of it. */
 type Tap = {
-  /** The start of each source's line that has not ended yet, by sourceKey; and of an event
-   * stream's event, its data so far, by its key and " data". */
-  unended: Map<string, Unended>;
   /** Requests in flight under their direction and id, until a response the other way: each
    * one's method, and when it crossed. At most PENDING_LIMIT, the newest (keepPending). */
   pending: Map<string, { method: string; sentAt: number }>;
@@ -323,18 +322,6 @@ const LONGEST_LOGGED = 16 * LARGE_LINE;
 /** The "\n" that ends each event in the log. */
 const NEWLINE = Buffer.from("\n");
 
-/** A source's key among the lines not ended yet: its mark, and its exchange over HTTP. */
-function sourceKey({ mark, exchange }: Source): string {
-  return exchange === undefined ? mark : `${mark}${exchange}`;
-}
-
-/** The line not ended yet under a key, made empty when there is none. */
-function unendedOf(tap: Tap, key: string): Unended {
-  const found = tap.unended.get(key) ?? { pieces: [], size: 0 };
-  tap.unended.set(key, found);
-  return found;
-}
-
 /** Adds a piece to a line not ended yet, as far as the log keeps a line. */
 function keepPiece(unended: Unended, piece: Buffer): void {
   const room = LONGEST_LOGGED - unended.size;
@@ -342,10 +329,11 @@ function keepPiece(unended: Unended, piece: Buffer): void {
   unended.size += piece.length;
 }
 
-/** Takes the line that has just ended under a key: what the log keeps of it, and its size. */
-function takeLine(tap: Tap, key: string): { kept: Buffer; size: number } {
-  const { pieces, size } = unendedOf(tap, key);
-  tap.unended.delete(key);
+/** Takes the line that has just ended: what the log keeps of it, and its size; none is left. */
+function takeLine(unended: Unended): { kept: Buffer; size: number } {
+  const { pieces, size } = unended;
+  unended.pieces = [];
+  unended.size = 0;
   // Joined once: a line within one chunk is a view of it, not a copy.
   const kept = pieces.length === 1 && pieces[0] !== undefined ? pieces[0] : Buffer.concat(pieces);
   return { kept, size };
@@ -364,7 +352,7 @@ function chunkEvents(tap: Tap, crossing: Extract<Crossing, { kind: "chunk" }>): 
   for (let start = 0; start < chunk.length;) {
     const end = chunk.indexOf(0x0a, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
-    keepPiece(unendedOf(tap, sourceKey(crossing)), piece);
+    keepPiece(crossing.line, piece);
     if (end === -1) return;
     lineEnded(tap, crossing, now);
     start = end + 1;
@@ -377,19 +365,15 @@ function chunkEvents(tap: Tap, crossing: Extract<Crossing, { kind: "chunk" }>): 
  * one line. Other fields (event, id, retry) and comments are left out; an event without data is
  * none. An event's data lines are joined without their "\n": JSON stays JSON.
  */
-function eventStreamLine(tap: Tap, source: Source, now: number): void {
-  const key = sourceKey(source);
-  const { kept, size } = takeLine(tap, key);
+function eventStreamLine(tap: Tap, crossing: Crossing, now: number): void {
+  const { kept, size } = takeLine(crossing.line);
   const line = kept.at(-1) === 0x0d ? kept.subarray(0, -1) : kept;
-  const data = `${key} data`;
-  if (line.length === 0 && unendedOf(tap, data).size > 0) lineEvent(tap, source, now, data);
+  if (line.length === 0 && crossing.data.size > 0) lineEvent(tap, crossing, now, crossing.data);
   if (line.toString("latin1", 0, 5) !== "data:") return;
   // One space after the colon is not the value's (HTML §9.2.6).
-  const value = line.subarray(line[5] === 0x20 ? 6 : 5);
-  const event = unendedOf(tap, data);
-  keepPiece(event, value);
+  keepPiece(crossing.data, line.subarray(line[5] === 0x20 ? 6 : 5));
   // A data line cut short counts whole, so that the event is noted as cut.
-  event.size += size - kept.length;
+  crossing.data.size += size - kept.length;
 }
 
 /**
@@ -441,9 +425,9 @@ function pend(tap: Tap, key: string, method: string, now: number, tags: Set<Tag>
  * if it needs one, then the line's bytes as they are. A line cut short is not read for
  * messages; a note before it says so.
  */
-function lineEvent(tap: Tap, source: Source, now: number, key = sourceKey(source)): void {
-  const { mark, exchange } = source;
-  const { kept, size } = takeLine(tap, key);
+function lineEvent(tap: Tap, crossing: Crossing, now: number, unended = crossing.line): void {
+  const { mark, exchange } = crossing;
+  const { kept, size } = takeLine(unended);
   if (size > kept.length) {
     const keeps = `the log keeps ${kept.length} of ${size} bytes`;
     noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
@@ -481,12 +465,8 @@ function noteEvent(tap: Tap, now: number, text: string): void {
 /** Adds the log's events for one crossing: the lines a chunk completes, or a source's last. */
 function eventsOf(tap: Tap, crossing: Crossing): void {
   if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
-  const key = sourceKey(crossing);
   // A last line without "\n" is still a line; an event not ended is none (HTML §9.2.6).
-  const unended = crossing.events !== true && (tap.unended.get(key)?.size ?? 0) > 0;
-  if (unended) lineEvent(tap, crossing, crossing.now);
-  tap.unended.delete(key);
-  tap.unended.delete(`${key} data`);
+  if (crossing.events !== true && crossing.line.size > 0) lineEvent(tap, crossing, crossing.now);
 }
 
 // ---- The recorder, part 2: the log writer, which keeps the log up with the wire ----
@@ -538,7 +518,7 @@ const SLICE = 65_536;
 
 /** A log writer that has written nothing yet, and its tap, which has seen nothing yet. */
 function openLog(logPath: string): LogWriter {
-  const tap: Tap = { unended: new Map(), pending: new Map(), overflowed: false, polluted: false,
+  const tap: Tap = { pending: new Map(), overflowed: false, polluted: false,
     events: [], warnings: [], clock: { ms: 0, time: "" } };
   return { path: logPath, closed: false, tap, unread: [], behind: 0, paused: [] };
 }
@@ -684,9 +664,10 @@ function spawned<T extends ChildProcess>(command: string, start: () => T,
  */
 function tapStream(writer: LogWriter, from: Readable, source: Source): void {
   const { mark, exchange, events } = source;
-  const log = (chunk: Buffer) => logLater(writer, { mark, exchange, events, kind: "chunk", chunk,
-    now: performance.now() }, from);
-  const end = () => logLater(writer, { mark, exchange, events, kind: "end",
+  const [line, data]: [Unended, Unended] = [{ pieces: [], size: 0 }, { pieces: [], size: 0 }];
+  const log = (chunk: Buffer) => logLater(writer, { mark, exchange, events, line, data,
+    kind: "chunk", chunk, now: performance.now() }, from);
+  const end = () => logLater(writer, { mark, exchange, events, line, data, kind: "end",
     now: performance.now() }, from);
   if (mark === "←") from.prependListener("data", log).prependListener("end", end);
   else from.on("data", log).on("end", end);
@@ -1589,12 +1570,13 @@ async function replayResponse(replay: Replay, recorded: Replay["responses"][0], 
  * line, as fast as the server reads it. */
 async function replayEvent(run: Replay, event: LogEvent): Promise<void> {
   run.noted(event);
+  const { exchange } = event;
   for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     // The client answered a request of the server's only once it had come; so does replay.
     if (mark === "→" && request !== undefined) await waitFor(run, () => run.requested.has(id));
-    if (mark === "←") await replayResponse(run, { ...message, exchange: event.exchange }, request);
+    if (mark === "←") await replayResponse(run, { ...message, exchange }, request);
   }
   if (event.mark !== "→") return;
   // The recorded line, with each requestState the replayed server replaced put back as its own.

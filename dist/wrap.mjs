@@ -118,22 +118,15 @@ function startedCommand(event) {
 var LARGE_LINE = 1048576;
 var LONGEST_LOGGED = 16 * LARGE_LINE;
 var NEWLINE = Buffer.from("\n");
-function sourceKey({ mark, exchange }) {
-  return exchange === void 0 ? mark : `${mark}${exchange}`;
-}
-function unendedOf(tap, key) {
-  const found = tap.unended.get(key) ?? { pieces: [], size: 0 };
-  tap.unended.set(key, found);
-  return found;
-}
 function keepPiece(unended, piece) {
   const room = LONGEST_LOGGED - unended.size;
   if (room > 0) unended.pieces.push(piece.length > room ? piece.subarray(0, room) : piece);
   unended.size += piece.length;
 }
-function takeLine(tap, key) {
-  const { pieces, size } = unendedOf(tap, key);
-  tap.unended.delete(key);
+function takeLine(unended) {
+  const { pieces, size } = unended;
+  unended.pieces = [];
+  unended.size = 0;
   const kept = pieces.length === 1 && pieces[0] !== void 0 ? pieces[0] : Buffer.concat(pieces);
   return { kept, size };
 }
@@ -143,23 +136,19 @@ function chunkEvents(tap, crossing) {
   for (let start = 0; start < chunk.length; ) {
     const end = chunk.indexOf(10, start);
     const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
-    keepPiece(unendedOf(tap, sourceKey(crossing)), piece);
+    keepPiece(crossing.line, piece);
     if (end === -1) return;
     lineEnded(tap, crossing, now);
     start = end + 1;
   }
 }
-function eventStreamLine(tap, source, now) {
-  const key = sourceKey(source);
-  const { kept, size } = takeLine(tap, key);
+function eventStreamLine(tap, crossing, now) {
+  const { kept, size } = takeLine(crossing.line);
   const line = kept.at(-1) === 13 ? kept.subarray(0, -1) : kept;
-  const data = `${key} data`;
-  if (line.length === 0 && unendedOf(tap, data).size > 0) lineEvent(tap, source, now, data);
+  if (line.length === 0 && crossing.data.size > 0) lineEvent(tap, crossing, now, crossing.data);
   if (line.toString("latin1", 0, 5) !== "data:") return;
-  const value = line.subarray(line[5] === 32 ? 6 : 5);
-  const event = unendedOf(tap, data);
-  keepPiece(event, value);
-  event.size += size - kept.length;
+  keepPiece(crossing.data, line.subarray(line[5] === 32 ? 6 : 5));
+  crossing.data.size += size - kept.length;
 }
 function annotate(tap, mark, exchange, kept, size, now) {
   if (size > kept.length) return notesShown(void 0, /* @__PURE__ */ new Set(["bytes"]), size);
@@ -191,9 +180,9 @@ function pend(tap, key, method, now, tags) {
     noteEvent(tap, now, `over ${PENDING_LIMIT} requests in flight: from here on the oldest are dropped from pairing, and their responses show [no request]`);
   }
 }
-function lineEvent(tap, source, now, key = sourceKey(source)) {
-  const { mark, exchange } = source;
-  const { kept, size } = takeLine(tap, key);
+function lineEvent(tap, crossing, now, unended = crossing.line) {
+  const { mark, exchange } = crossing;
+  const { kept, size } = takeLine(unended);
   if (size > kept.length) {
     const keeps = `the log keeps ${kept.length} of ${size} bytes`;
     noteEvent(tap, now, `the next ${mark} line is cut: ${keeps}`);
@@ -224,11 +213,7 @@ function noteEvent(tap, now, text) {
 }
 function eventsOf(tap, crossing) {
   if (crossing.kind === "chunk") return chunkEvents(tap, crossing);
-  const key = sourceKey(crossing);
-  const unended = crossing.events !== true && (tap.unended.get(key)?.size ?? 0) > 0;
-  if (unended) lineEvent(tap, crossing, crossing.now);
-  tap.unended.delete(key);
-  tap.unended.delete(`${key} data`);
+  if (crossing.events !== true && crossing.line.size > 0) lineEvent(tap, crossing, crossing.now);
 }
 var AT_ONCE_MAX = 16384;
 var QUIET_MS = 5;
@@ -237,7 +222,6 @@ var MAX_DELAY_MS = 1e3;
 var SLICE = 65536;
 function openLog(logPath2) {
   const tap = {
-    unended: /* @__PURE__ */ new Map(),
     pending: /* @__PURE__ */ new Map(),
     overflowed: false,
     polluted: false,
@@ -327,10 +311,13 @@ function spawned(command2, start, noted = () => {
 }
 function tapStream(writer, from, source) {
   const { mark, exchange, events } = source;
+  const [line, data] = [{ pieces: [], size: 0 }, { pieces: [], size: 0 }];
   const log = (chunk) => logLater(writer, {
     mark,
     exchange,
     events,
+    line,
+    data,
     kind: "chunk",
     chunk,
     now: performance.now()
@@ -339,6 +326,8 @@ function tapStream(writer, from, source) {
     mark,
     exchange,
     events,
+    line,
+    data,
     kind: "end",
     now: performance.now()
   }, from);
@@ -936,11 +925,12 @@ async function replayResponse(replay2, recorded, request) {
 }
 async function replayEvent(run, event) {
   run.noted(event);
+  const { exchange } = event;
   for (const { mark, message, request } of follow(run.session, event)) {
     if (message.kind !== "response") continue;
     const id = JSON.stringify(message.id);
     if (mark === "→" && request !== void 0) await waitFor(run, () => run.requested.has(id));
-    if (mark === "←") await replayResponse(run, { ...message, exchange: event.exchange }, request);
+    if (mark === "←") await replayResponse(run, { ...message, exchange }, request);
   }
   if (event.mark !== "→") return;
   const text = event.text.replace(/"requestState":"([^"\\]*)"/g, (found, state) => {
