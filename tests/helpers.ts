@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { after, before } from "node:test";
 import { once } from "node:events";
+import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -226,4 +227,14 @@ export function parseBody(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** The text of an SDK client's tool result, and whether it is an error. */
+export function toolText(result: unknown): { text: unknown; isError: unknown } {
+  assert.ok(typeof result === "object" && result !== null && "content" in result, `not a CallToolResult: ${JSON.stringify(result)}`);
+  const content: unknown = result.content;
+  assert.ok(Array.isArray(content));
+  const first: unknown = content[0];
+  const text = typeof first === "object" && first !== null && "text" in first ? first.text : undefined;
+  return { text, isError: "isError" in result ? result.isError : undefined };
 }

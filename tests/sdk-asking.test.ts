@@ -24,7 +24,7 @@ import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextpro
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from "@modelcontextprotocol/client";
 import { bundle } from "../build.mjs";
 import { block } from "./documents.ts";
-import { root, withEntries } from "./helpers.ts";
+import { root, toolText as textOf, withEntries } from "./helpers.ts";
 import { startHttpServer, type HttpServer } from "./fixtures/http-recorder.ts";
 
 const SUITE = { timeout: 60_000 };
@@ -100,15 +100,6 @@ async function connectV2(transport: Transport, capable: boolean, mode: VersionNe
     setLevel: (level) => client.setLoggingLevel(level),
     close: () => client.close(),
   };
-}
-
-function textOf(result: unknown): { text: unknown; isError: unknown } {
-  assert.ok(typeof result === "object" && result !== null && "content" in result, `not a CallToolResult: ${JSON.stringify(result)}`);
-  const content: unknown = result.content;
-  assert.ok(Array.isArray(content));
-  const first: unknown = content[0];
-  const text = typeof first === "object" && first !== null && "text" in first ? first.text : undefined;
-  return { text, isError: "isError" in result ? result.isError : undefined };
 }
 
 const peers: { name: string; modern: boolean; connect: (transport: Transport, capable: boolean) => Promise<Peer> }[] = [

@@ -14,6 +14,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, type VersionNegotiationMode } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { build } from "./fixtures/runtime-tools.ts";
+import { toolText as textOf } from "./helpers.ts";
 
 const SUITE = { timeout: 60_000 };
 
@@ -61,16 +62,6 @@ async function connectV2(user: User, elicitation: boolean, mode: VersionNegotiat
   if (elicitation) client.setRequestHandler("elicitation/create", (request) => answer(user, request.params.message));
   await client.connect(new StdioClientTransportV2({ command: process.execPath, args: [server], stderr: "ignore" }));
   return { call: (name, args) => client.callTool({ name, arguments: { ...args } }), close: () => client.close() };
-}
-
-/** The text of a tool result, and whether it is an error. */
-function textOf(result: unknown): { text: unknown; isError: unknown } {
-  assert.ok(typeof result === "object" && result !== null && "content" in result, `not a CallToolResult: ${JSON.stringify(result)}`);
-  const content: unknown = result.content;
-  assert.ok(Array.isArray(content));
-  const first: unknown = content[0];
-  const text = typeof first === "object" && first !== null && "text" in first ? first.text : undefined;
-  return { text, isError: "isError" in result ? result.isError : undefined };
 }
 
 const peers: { name: string; connect: (user: User, elicitation: boolean) => Promise<Peer>; starts: (n: number) => number }[] = [

@@ -12,6 +12,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { bundle } from "../../build.mjs";
 import { root, start, tempFolder, wrapPath, type Finished } from "../helpers.ts";
 
 /** One line of wire.log: its mark, its round-trip time if it is a response, and what it carried. */
@@ -206,4 +207,18 @@ export function saveExcerpt(label: string, logPath: string, temporary: readonly 
   if (excerptFile === undefined) return;
   const log = existsSync(logPath) ? readFileSync(logPath, "utf8") : "(no log)\n";
   appendFileSync(excerptFile, `---- ${label} ----\n${forReadme(log, temporary)}\n`);
+}
+
+/** A copy of server.ts that offers `tools.listChanged`, built the project's way in a scratch
+ * folder named `label`; its path. Claude Code opens subscriptions/listen only to such a server. */
+export async function buildListChanged(label: string): Promise<string> {
+  const folder = scratch(label);
+  const plain = "const CAPABILITIES: JSONObject = { tools: {} };";
+  const source = readFileSync(join(root, "server.ts"), "utf8");
+  if (!source.includes(plain)) throw new Error(`server.ts no longer has the line ${plain}`);
+  writeFileSync(join(folder, "server.ts"), source.replace(plain, "const CAPABILITIES: JSONObject = { tools: { listChanged: true } };"));
+  const built = join(folder, "server.mjs");
+  const foreign = await bundle(join(folder, "server.ts"), built);
+  if (foreign.length > 0) throw new Error(`the copy of server.ts imports ${foreign.join(", ")}`);
+  return built;
 }

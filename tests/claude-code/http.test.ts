@@ -22,10 +22,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { bundle } from "../../build.mjs";
-import { parseBody, root, serverPath, waitUntil } from "../helpers.ts";
+import { parseBody, serverPath, waitUntil } from "../helpers.ts";
 import { httpRegistration } from "../documents.ts";
 import {
   exchangesText,
@@ -37,7 +34,7 @@ import {
   startRecorder,
   type Exchange,
 } from "../fixtures/http-recorder.ts";
-import { claude, claudeVersion, isolatedEnv, requireClaude, scratch } from "./claude.ts";
+import { buildListChanged, claude, claudeVersion, isolatedEnv, requireClaude, scratch } from "./claude.ts";
 import { ADD_INPUT, ADD_TOOL, TOOL_USE_ID, lastToolResults, startMessagesApi, type MessagesApi } from "./messages-api.ts";
 
 /** The prompt, in the article's words. */
@@ -118,19 +115,6 @@ async function runSession(label: string, file: string): Promise<Session> {
   }
 }
 
-/** A copy of server.ts that offers `tools.listChanged`, built the project's way; its path. */
-async function buildListChanged(): Promise<string> {
-  const folder = scratch("http-list-changed");
-  const plain = "const CAPABILITIES: JSONObject = { tools: {} };";
-  const source = readFileSync(join(root, "server.ts"), "utf8");
-  if (!source.includes(plain)) throw new Error(`server.ts no longer has the line ${plain}`);
-  writeFileSync(join(folder, "server.ts"), source.replace(plain, "const CAPABILITIES: JSONObject = { tools: { listChanged: true } };"));
-  const built = join(folder, "server.mjs");
-  const foreign = await bundle(join(folder, "server.ts"), built);
-  if (foreign.length > 0) throw new Error(`the copy of server.ts imports ${foreign.join(", ")}`);
-  return built;
-}
-
 /** Runs a session once, however many tests read it. */
 function shared(run: () => Promise<Session>): () => Promise<Session> {
   let started: Promise<Session> | undefined;
@@ -144,7 +128,7 @@ function shared(run: () => Promise<Session>): () => Promise<Session> {
 const plainSession = shared(() => runSession("plain", serverPath));
 
 /** The session against the copy that offers tools.listChanged. */
-const listenSession = shared(async () => runSession("listen", await buildListChanged()));
+const listenSession = shared(async () => runSession("listen", await buildListChanged("http-list-changed")));
 
 // ---- Reading a session ----
 

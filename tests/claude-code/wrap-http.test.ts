@@ -20,11 +20,10 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bundle } from "../../build.mjs";
 import { parseBody, root, run, start, waitUntil, wrapPath } from "../helpers.ts";
 import { httpRegistration } from "../documents.ts";
 import { startHttpServer } from "../fixtures/http-recorder.ts";
-import { claude, isolatedEnv, isObject, requireClaude, scratch } from "./claude.ts";
+import { buildListChanged, claude, isolatedEnv, isObject, requireClaude, scratch } from "./claude.ts";
 import { ADD_TOOL, lastToolResults, startMessagesApi, type MessagesApi } from "./messages-api.ts";
 
 /** The prompt, in the article's words. */
@@ -51,26 +50,13 @@ after(async () => {
   await api?.close();
 });
 
-/** A copy of server.ts that offers `tools.listChanged`, built the project's way; its path. */
-async function buildListChanged(): Promise<string> {
-  const folder = scratch("wrap-http-list-changed");
-  const plain = "const CAPABILITIES: JSONObject = { tools: {} };";
-  const source = readFileSync(join(root, "server.ts"), "utf8");
-  if (!source.includes(plain)) throw new Error(`server.ts no longer has the line ${plain}`);
-  writeFileSync(join(folder, "server.ts"), source.replace(plain, "const CAPABILITIES: JSONObject = { tools: { listChanged: true } };"));
-  const built = join(folder, "server.mjs");
-  const foreign = await bundle(join(folder, "server.ts"), built);
-  if (foreign.length > 0) throw new Error(`the copy of server.ts imports ${foreign.join(", ")}`);
-  return built;
-}
-
 /** Serves the copy over HTTP behind `wrap --listen`, registers wrap's URL and runs one turn. */
 async function recordSession(): Promise<Session> {
   if (api === undefined) throw new Error("The session runs only inside this file's tests");
   const env = isolatedEnv(scratch("wrap-http-home"), api.url);
   const project = scratch("wrap-http-project");
   const logPath = join(scratch("wrap-http-log"), "wire.log");
-  const built = await buildListChanged();
+  const built = await buildListChanged("wrap-http-list-changed");
   const server = await startHttpServer(built);
   const wrap = start(process.execPath, [wrapPath, "--log", logPath, "--listen", "127.0.0.1:0", server.url]);
   try {
